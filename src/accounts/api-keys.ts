@@ -1,0 +1,52 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Queryable } from "../db/database.ts";
+import { uuidv7 } from "../ids/uuid-v7.ts";
+
+/**
+ * An API key reads `tsk_<prefix>.<secret>`. The prefix is public and indexed, so a lookup is one row;
+ * the stored SHA-256 of the whole key is then compared in constant time. The raw key is never stored.
+ */
+const KEY = /^tsk_([A-Za-z0-9_-]{12})\.([A-Za-z0-9_-]{32,})$/;
+
+export interface ApiKeyOwner {
+  apiKeyId: string;
+  projectId: string;
+  userId: string | null;
+}
+
+export type KeyCheck = ApiKeyOwner | "malformed" | "unknown" | "revoked" | "expired";
+
+const digest = (key: string) => createHash("sha256").update(key).digest();
+
+export async function createApiKey(
+  db: Queryable,
+  projectId: string,
+  userId: string | null,
+  name: string | null = null,
+  expiresAt: string | null = null,
+): Promise<{ id: string; key: string }> {
+  const prefix = randomBytes(9).toString("base64url");
+  const key = `tsk_${prefix}.${randomBytes(24).toString("base64url")}`;
+  const id = uuidv7();
+  await db.query(
+    "INSERT INTO api_keys (id, project_id, user_id, name, prefix, hash, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    [id, projectId, userId, name, prefix, digest(key), expiresAt],
+  );
+  return { id, key };
+}
+
+export async function checkApiKey(db: Queryable, key: string): Promise<KeyCheck> {
+  const match = KEY.exec(key);
+  if (!match) return "malformed";
+  const [row] = await db.query<{
+    id: string; project_id: string; user_id: string | null; hash: Uint8Array; revoked_at: Date | null; expires_at: Date | null;
+  }>("SELECT id, project_id, user_id, hash, revoked_at, expires_at FROM api_keys WHERE prefix = $1", [match[1]]);
+  if (!row || !timingSafeEqual(Buffer.from(row.hash), digest(key))) return "unknown";
+  if (row.revoked_at) return "revoked";
+  if (row.expires_at && row.expires_at.getTime() <= Date.now()) return "expired";
+  return { apiKeyId: row.id, projectId: row.project_id, userId: row.user_id };
+}
+
+export async function revokeApiKey(db: Queryable, id: string): Promise<void> {
+  await db.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
+}

@@ -1,0 +1,8 @@
+import type { Config } from "./config.ts";
+import type { Database } from "./db/database.ts";
+
+/** What every part of the server is handed at start: configuration and storage. */
+export interface AppContext {
+  config: Config;
+  db: Database;
+}

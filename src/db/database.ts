@@ -1,0 +1,21 @@
+/**
+ * The storage boundary. One SQL dialect (PostgreSQL) behind two drivers: node-postgres for a server,
+ * PGlite (WASM PostgreSQL) embedded in the process. Everything above this file sees only these types.
+ */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database extends Queryable {
+  readonly driver: "pglite" | "postgres";
+  /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs `work` on one dedicated connection (session-level locks, LISTEN). */
+  session<T>(work: (conn: Queryable) => Promise<T>): Promise<T>;
+  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A JSON value as a query parameter for a `jsonb` column (drivers would turn JS arrays into SQL arrays). */
+export const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));

@@ -1,0 +1,39 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import type { Database, Queryable } from "./database.ts";
+
+/** Embedded PostgreSQL: persisted in `dataDir`, or in memory when `dataDir` is null (tests). */
+export async function openPglite(dataDir: string | null): Promise<Database> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const pg = await PGlite.create(dataDir ?? undefined);
+  // Without parameters the simple protocol runs (it accepts several statements, as migrations need).
+  const run = (q: Pick<PGlite, "query" | "exec">): Queryable => ({
+    async query<T>(sql: string, params: unknown[] = []) {
+      if (params.length === 0) return ((await q.exec(sql)).at(-1)?.rows ?? []) as T[];
+      return (await q.query<T>(sql, params)).rows;
+    },
+  });
+  const self = run(pg);
+  // PGlite is one backend, so a session-level advisory lock never blocks a second session in the same
+  // process; sessions are queued here instead, as two connections to a server would queue on the lock.
+  let sessions: Promise<unknown> = Promise.resolve();
+  function session<T>(work: (conn: Queryable) => Promise<T>): Promise<T> {
+    const turn = sessions.then(() => work(self));
+    sessions = turn.catch(() => {});
+    return turn;
+  }
+  return {
+    driver: "pglite",
+    query: self.query,
+    transaction: (work) => pg.transaction((tx) => work(run(tx))),
+    session,
+    async listen(channel, onMessage) {
+      const unlisten = await pg.listen(channel, onMessage);
+      return async () => unlisten();
+    },
+    async notify(channel, payload) {
+      await pg.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+    close: () => pg.close(),
+  };
+}

@@ -1,0 +1,59 @@
+import pg from "pg";
+import type { Database, Queryable } from "./database.ts";
+
+// bigint (counts, sums) as JS numbers: every bigint we store fits in 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  pool.on("error", () => {}); // an idle client's lost connection is replaced on next checkout
+  await pool.query("SELECT 1");
+  const run = (c: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(sql: string, params: unknown[] = []) {
+      return (await c.query(sql, params)).rows as T[];
+    },
+  });
+  const self = run(pool);
+
+  async function session<T>(work: (conn: Queryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      return await work(run(client));
+    } finally {
+      client.release();
+    }
+  }
+
+  return {
+    driver: "postgres",
+    query: self.query,
+    session,
+    transaction: (work) =>
+      session(async (conn) => {
+        await conn.query("BEGIN");
+        try {
+          const result = await work(conn);
+          await conn.query("COMMIT");
+          return result;
+        } catch (error) {
+          await conn.query("ROLLBACK").catch(() => {});
+          throw error;
+        }
+      }),
+    async listen(channel, onMessage) {
+      const client = await pool.connect();
+      const handler = (m: pg.Notification) => m.channel === channel && onMessage(m.payload ?? "");
+      client.on("notification", handler);
+      await client.query(`LISTEN "${channel.replace(/"/g, "")}"`);
+      return async () => {
+        client.off("notification", handler);
+        await client.query(`UNLISTEN "${channel.replace(/"/g, "")}"`).catch(() => {});
+        client.release();
+      };
+    },
+    async notify(channel, payload) {
+      await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
+    },
+    close: () => pool.end(),
+  };
+}

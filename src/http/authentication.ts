@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { checkApiKey } from "../accounts/api-keys.ts";
+import type { Scope } from "../accounts/project-defaults.ts";
+import type { Database } from "../db/database.ts";
+import { unauthorized } from "./errors.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The project (and user) of the API key that authenticated this request. */
+    scope: Scope;
+  }
+}
+
+const REASON = {
+  malformed: "Malformed API key: expected a key issued by this server (tsk_…)",
+  unknown: "Unknown API key",
+  revoked: "API key has been revoked",
+  expired: "API key has expired",
+} as const;
+
+/** Resolves `Authorization: ApiKey <key>` to the key's project, or answers 401 saying what is wrong. */
+export async function authenticate(db: Database, request: FastifyRequest): Promise<Scope> {
+  const header = request.headers.authorization;
+  if (!header) throw unauthorized("Missing Authorization header: send 'Authorization: ApiKey <key>'");
+  const [scheme, key, ...rest] = header.trim().split(/\s+/);
+  if (scheme.toLowerCase() !== "apikey" || !key || rest.length > 0) {
+    throw unauthorized("Malformed Authorization header: expected 'ApiKey <key>'");
+  }
+  const check = await checkApiKey(db, key);
+  if (typeof check === "string") throw unauthorized(REASON[check]);
+  return { projectId: check.projectId, userId: check.userId };
+}
+
+/** Every route registered in this encapsulated context requires an API key. */
+export function requireApiKey(app: FastifyInstance, db: Database): void {
+  app.decorateRequest("scope", null as unknown as Scope);
+  app.addHook("onRequest", async (request) => {
+    request.scope = await authenticate(db, request);
+  });
+}

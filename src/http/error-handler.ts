@@ -1,0 +1,55 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { HttpError } from "./errors.ts";
+import { toIssues } from "./validation.ts";
+
+/** Fastify's own client errors, reworded so that `detail` tells the client what to change. */
+// (Empty and malformed JSON bodies are answered by the JSON body parser itself: json-body.ts.)
+const FASTIFY_DETAIL: Record<string, (e: FastifyError, request: FastifyRequest) => string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => `Unsupported content type: ${request.headers["content-type"] ?? "none given"}; send application/json`,
+  FST_ERR_CTP_BODY_TOO_LARGE: (_e, request) => `Request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes (TESSERA_BODY_LIMIT)`,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => "Content-Length does not match the body",
+};
+
+// PostgreSQL errors that only a client's input can cause.
+const PG_CLIENT_ERROR: Record<string, [number, string]> = {
+  "23505": [409, "Conflict: an entity with the same unique key (e.g. slug) already exists"],
+  "22P02": [422, "Invalid value for a typed field"],
+  "22001": [422, "A value is too long"],
+  "54000": [413, "A value is too large to store"],
+};
+
+/** The rest of classes 22 (data exception: NUL bytes, out-of-range dates and numbers…) and 54 (limits) come from values a client sent. */
+function pgClientError(code: string, message: string): [number, string] | undefined {
+  if (PG_CLIENT_ERROR[code]) return PG_CLIENT_ERROR[code];
+  if (/^22[0-9A-Z]{3}$/.test(code)) return [422, `Invalid value: ${message}`];
+  if (/^54[0-9A-Z]{3}$/.test(code)) return [413, "A value is too large or too complex to store"];
+  return undefined;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { detail?: unknown }, request, reply) => {
+    if (error instanceof HttpError) return reply.status(error.statusCode).send({ detail: error.detail });
+    if (error.validation) return reply.status(422).send({ detail: toIssues(error.validation as never, error.validationContext ?? "body") });
+    const pg = typeof error.code === "string" ? pgClientError(error.code, error.message) : undefined;
+    if (pg) return reply.status(pg[0]).send({ detail: pg[1] });
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const explain = error.code ? FASTIFY_DETAIL[error.code] : undefined;
+      const detail = explain ? explain(error, request) : error instanceof SyntaxError ? `Malformed JSON body: ${error.message}` : error.message;
+      return reply.status(status).send({ detail });
+    }
+    request.log.error({ err: error }, "unhandled error");
+    return reply.status(status >= 500 ? status : 500).send({ detail: "Internal server error" });
+  });
+
+  app.setNotFoundHandler(notFoundHandler);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
+  reply.status(404).send({ detail: `Not found: ${request.method} ${request.url.split("?")[0]}` });
+}
+
+/** Fastify answers an undecodable or overlong URL before routing, outside the error handler; this keeps the `{detail}` shape. */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.status(error.statusCode ?? 400).send({ detail: error.message });
+}

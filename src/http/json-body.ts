@@ -1,0 +1,51 @@
+import type { FastifyInstance } from "fastify";
+import { badRequest, unprocessable } from "./errors.ts";
+
+/**
+ * Deeper bodies are refused: storing or hashing a value walks it recursively (JSON.stringify,
+ * jsonb), and a few thousand levels would overflow the stack there and surface as a 500.
+ */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * The `application/json` body parser. Like Fastify's own it refuses `__proto__` and
+ * `constructor.prototype` keys (prototype poisoning of code that merges bodies into objects);
+ * unlike it, the 400 says where the JSON is malformed.
+ */
+export function registerJsonBody(app: FastifyInstance): void {
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    if (body === "") return done(badRequest("Body cannot be empty when content-type is application/json"), undefined);
+    let value: unknown;
+    try {
+      value = JSON.parse(body as string);
+    } catch (error) {
+      return done(badRequest(`Malformed JSON body: ${(error as Error).message}`), undefined);
+    }
+    const problem = inspect(value);
+    done(problem, problem ? undefined : value);
+  });
+}
+
+/** One iterative pass over the parsed value (recursion is what this guards against). */
+function inspect(root: unknown): Error | null {
+  const stack: [unknown, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      return unprocessable([{ loc: ["body"], msg: `JSON is nested deeper than ${MAX_JSON_DEPTH} levels`, type: "too_deep" }]);
+    }
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push([item, depth + 1]);
+      continue;
+    }
+    if (Object.hasOwn(value, "__proto__")) return badRequest('JSON body must not contain a "__proto__" key');
+    const ctor = (value as Record<string, unknown>).constructor;
+    if (Object.hasOwn(value, "constructor") && ctor !== null && typeof ctor === "object" && Object.hasOwn(ctor, "prototype")) {
+      return badRequest('JSON body must not contain a "constructor.prototype" key');
+    }
+    for (const item of Object.values(value)) stack.push([item, depth + 1]);
+  }
+  return null;
+}

@@ -1,0 +1,205 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { Type, type TSchema } from "typebox";
+import type { AppContext } from "../context.ts";
+import { createArtifact, findArtifact, queryArtifacts } from "../versioning/artifacts.ts";
+import { commitRevision } from "../versioning/commit.ts";
+import { deploy } from "../versioning/deploy.ts";
+import type { Reference } from "../versioning/filters.ts";
+import { forkVariant } from "../versioning/fork.ts";
+import type { Kind, ReadContext } from "../versioning/kind.ts";
+import { editMetadata, setArchived, type Level } from "../versioning/lifecycle.ts";
+import { artifactRecord, revisionRecord, variantRecord } from "../versioning/records.ts";
+import { retrieveRevision, type Retrieved } from "../versioning/resolve.ts";
+import { findRevision, logRevisions, queryRevisions } from "../versioning/revisions.ts";
+import type { RevisionRow } from "../versioning/rows.ts";
+import { createVariant, defaultVariant, findVariant, queryVariants } from "../versioning/variants.ts";
+import { badRequest } from "./errors.ts";
+import { IdParam, kindSchemas } from "./kind-schemas.ts";
+
+export interface KindRouteOptions {
+  /** Schema of revision `data` in commits. */
+  data: TSchema;
+  /** Schema of a commit `delta`, or null when the kind takes none. */
+  delta: TSchema | null;
+  /** Extra retrieve/GET fields that shape what a read returns (e.g. include_testcases). */
+  readOptions?: Record<string, TSchema>;
+  /** Whether revisions of this kind can be deployed to environments. */
+  deployable?: boolean;
+}
+
+type Body = Record<string, any>;
+
+/** The first of `{name}_{suffix}`, `{alias}_{suffix}` or the generic field that the body sets. */
+export function aliased(kind: Kind, body: Body | null | undefined, suffix: string, generic: string): any {
+  if (!body) return undefined;
+  for (const p of [kind.name, ...kind.aliases]) if (body[`${p}_${suffix}`] != null) return body[`${p}_${suffix}`];
+  return body[generic] ?? undefined;
+}
+
+/**
+ * Every route of the versioning engine for one kind: artifacts, variants, revisions (commit, log,
+ * retrieve, query), fork and, where the kind can be deployed, deploy.
+ */
+export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
+  const n = kind.name;
+  const P = `/${kind.plural}`;
+  const s = kindSchemas(kind, opts.data, opts.delta);
+  const tags = [kind.plural[0].toUpperCase() + kind.plural.slice(1)];
+  const retrieveBody = Type.Object({ ...s.retrieveRefs, resolve: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])), ...opts.readOptions }, { additionalProperties: false });
+  const readOptionKeys = Object.keys(opts.readOptions ?? {});
+
+  return async function routes(app: FastifyInstance, ctx: AppContext) {
+    const read = (req: FastifyRequest, options: Record<string, unknown> = {}): ReadContext => ({ db: ctx.db, scope: req.scope, config: ctx.config, options });
+    const present = async (rev: RevisionRow, rc: ReadContext) => revisionRecord(kind, rev, kind.present ? await kind.present(rev, rc) : rev.data);
+    const one = (key: string, record: unknown) => ({ count: record ? 1 : 0, [key]: record });
+    const optionsOf = (body: Body | undefined) => Object.fromEntries(readOptionKeys.map((k) => [k, body?.[k]]));
+    const schema = (summary: string, extra: object = {}) => ({ tags, summary, ...extra });
+
+    // ---- artifacts
+    app.post(`${P}/`, { schema: schema(`Create ${n}`, { body: s.artifactCreate, response: { 200: s.one(n) } }) }, async (req) => {
+      const row = await ctx.db.transaction((tx) => createArtifact(tx, req.scope, kind, (req.body as Body)[n]));
+      return one(n, artifactRecord(kind, row));
+    });
+    app.get(`${P}/:id`, { schema: schema(`Fetch ${n}`, { params: IdParam("id"), response: { 200: s.one(n) } }) }, async (req) =>
+      one(n, artifactRecord(kind, await findArtifact(ctx.db, req.scope, kind, { id: (req.params as Body).id }))));
+    app.put(`${P}/:id`, { schema: schema(`Edit ${n}`, { params: IdParam("id"), body: s.artifactEdit, response: { 200: s.one(n) } }) }, async (req) => {
+      const id = (req.params as Body).id;
+      await editMetadata(ctx.db, req.scope, kind, "artifact", id, (req.body as Body)[n]);
+      return one(n, artifactRecord(kind, await findArtifact(ctx.db, req.scope, kind, { id })));
+    });
+    app.post(`${P}/query`, { schema: schema(`Query ${kind.plural}`, { body: s.artifactQuery, response: { 200: s.many(kind.plural) } }) }, async (req) => {
+      const b = (req.body ?? {}) as Body;
+      const { items, windowing } = await queryArtifacts(ctx.db, req.scope, kind, { filter: b[n], refs: b[`${n}_refs`], includeArchived: b.include_archived, windowing: b.windowing });
+      return { count: items.length, [kind.plural]: items.map((r) => artifactRecord(kind, r)), windowing };
+    });
+
+    // ---- variants
+    app.post(`${P}/variants/`, { schema: schema(`Create ${n} variant`, { body: s.variantCreate, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
+      const input = (req.body as Body)[`${n}_variant`];
+      const artifactId = aliased(kind, input, "id", "artifact_id");
+      if (!artifactId) throw badRequest(`${n}_variant.${n}_id is required`);
+      const row = await ctx.db.transaction((tx) => createVariant(tx, req.scope, kind, { id: artifactId }, input));
+      return one(`${n}_variant`, variantRecord(kind, row));
+    });
+    app.get(`${P}/variants/:id`, { schema: schema(`Fetch ${n} variant`, { params: IdParam("id"), response: { 200: s.one(`${n}_variant`) } }) }, async (req) =>
+      one(`${n}_variant`, variantRecord(kind, await findVariant(ctx.db, req.scope, kind, { id: (req.params as Body).id }))));
+    app.put(`${P}/variants/:id`, { schema: schema(`Edit ${n} variant`, { params: IdParam("id"), body: s.variantEdit, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
+      const id = (req.params as Body).id;
+      await editMetadata(ctx.db, req.scope, kind, "variant", id, (req.body as Body)[`${n}_variant`]);
+      return one(`${n}_variant`, variantRecord(kind, await findVariant(ctx.db, req.scope, kind, { id })));
+    });
+    app.post(`${P}/variants/query`, { schema: schema(`Query ${n} variants`, { body: s.variantQuery, response: { 200: s.many(`${n}_variants`) } }) }, async (req) => {
+      const b = (req.body ?? {}) as Body;
+      const { items, windowing } = await queryVariants(ctx.db, req.scope, kind, {
+        filter: b[`${n}_variant`], artifactRefs: b[`${n}_refs`], refs: b[`${n}_variant_refs`], includeArchived: b.include_archived, windowing: b.windowing,
+      });
+      return { count: items.length, [`${n}_variants`]: items.map((r) => variantRecord(kind, r)), windowing };
+    });
+    app.post(`${P}/variants/fork`, { schema: schema(`Fork a ${n} variant from a revision`, { body: s.variantFork, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
+      const b = req.body as Body;
+      const source = { variant: b[`${n}_variant_ref`] as Reference | null, revision: b[`${n}_revision_ref`] as Reference | null };
+      if (!source.variant && !source.revision) throw badRequest(`Give ${n}_variant_ref or ${n}_revision_ref to fork from`);
+      const row = await ctx.db.transaction((tx) => forkVariant(tx, req.scope, kind, source, b[`${n}_variant`] ?? {}));
+      return one(`${n}_variant`, variantRecord(kind, row));
+    });
+
+    // ---- revisions
+    const commitBody = async (req: FastifyRequest, c: Body) => {
+      let variantId = aliased(kind, c, "variant_id", "variant_id");
+      const artifactId = aliased(kind, c, "id", "artifact_id");
+      if (!variantId && artifactId) variantId = (await defaultVariant(ctx.db, req.scope, kind, artifactId)).id;
+      if (!variantId) throw badRequest(`${n}_variant_id is required`);
+      const row = await ctx.db.transaction((tx) => commitRevision(tx, req.scope, kind, {
+        variantId, artifactId, baseRevisionId: c.base_revision_id ?? aliased(kind, c, "revision_id", "revision_id"),
+        slug: c.slug, name: c.name, description: c.description, message: c.message, flags: c.flags, tags: c.tags, meta: c.meta,
+        data: c.data, delta: c.delta,
+      }));
+      return one(`${n}_revision`, await present(row, read(req, optionsOf(undefined))));
+    };
+    app.post(`${P}/revisions/`, { schema: schema(`Create ${n} revision`, { body: s.revisionCreate, response: { 200: s.one(`${n}_revision`) } }) }, async (req) =>
+      commitBody(req, (req.body as Body)[`${n}_revision`]));
+    app.post(`${P}/revisions/commit`, { schema: schema(`Commit ${n} revision`, { body: s.commit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+      const b = req.body as Body;
+      const c = b[`${n}_revision_commit`] ?? b[`${n}_revision`];
+      if (!c) throw badRequest(`Body must hold ${n}_revision_commit (or ${n}_revision)`);
+      return commitBody(req, c);
+    });
+    app.get(`${P}/revisions/:id`, {
+      schema: schema(`Fetch ${n} revision`, { params: IdParam("id"), querystring: Type.Object(opts.readOptions ?? {}), response: { 200: s.one(`${n}_revision`) } }),
+    }, async (req) => {
+      const rev = await findRevision(ctx.db, req.scope, kind, { id: (req.params as Body).id });
+      return one(`${n}_revision`, await present(rev, read(req, optionsOf(req.query as Body))));
+    });
+    app.put(`${P}/revisions/:id`, { schema: schema(`Edit ${n} revision metadata`, { params: IdParam("id"), body: s.revisionEdit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+      const id = (req.params as Body).id;
+      await editMetadata(ctx.db, req.scope, kind, "revision", id, (req.body as Body)[`${n}_revision`]);
+      return one(`${n}_revision`, await present(await findRevision(ctx.db, req.scope, kind, { id }), read(req)));
+    });
+    app.post(`${P}/revisions/query`, { schema: schema(`Query ${n} revisions`, { body: s.revisionQuery, response: { 200: s.many(`${n}_revisions`) } }) }, async (req) => {
+      const b = (req.body ?? {}) as Body;
+      const { items, windowing } = await queryRevisions(ctx.db, req.scope, kind, {
+        filter: b[`${n}_revision`], artifactRefs: b[`${n}_refs`], variantRefs: b[`${n}_variant_refs`], refs: b[`${n}_revision_refs`],
+        includeArchived: b.include_archived, windowing: b.windowing,
+      });
+      return { count: items.length, [`${n}_revisions`]: items.map((r) => revisionRecord(kind, r)), windowing };
+    });
+    app.post(`${P}/revisions/log`, { schema: schema(`Log of a ${n} variant, newest first`, { body: s.log, response: { 200: s.many(`${n}_revisions`) } }) }, async (req) => {
+      const b = req.body as Body;
+      const q = b[n] ?? b[`${n}_revisions`] ?? b[`${n}_revision`];
+      if (!q) throw badRequest(`Body must hold ${n} (or ${n}_revisions) with a ${n}_variant_id, ${n}_revision_id or ${n}_id`);
+      const revisionId = aliased(kind, q, "revision_id", "revision_id");
+      let variantId = aliased(kind, q, "variant_id", "variant_id");
+      let upTo: number | null = null;
+      if (revisionId) {
+        const rev = await findRevision(ctx.db, req.scope, kind, { id: revisionId });
+        variantId = rev.variant_id;
+        upTo = rev.version;
+      } else if (variantId) {
+        await findVariant(ctx.db, req.scope, kind, { id: variantId });
+      } else {
+        const artifactId = aliased(kind, q, "id", "artifact_id");
+        if (!artifactId) throw badRequest(`Give a ${n}_variant_id, ${n}_revision_id or ${n}_id`);
+        variantId = (await defaultVariant(ctx.db, req.scope, kind, (await findArtifact(ctx.db, req.scope, kind, { id: artifactId })).id)).id;
+      }
+      const rows = await logRevisions(ctx.db, req.scope, variantId, upTo, q.depth ?? null);
+      return { count: rows.length, [`${n}_revisions`]: rows.map((r) => revisionRecord(kind, r)) };
+    });
+    const refsOf = (b: Body) => ({
+      artifact: b[`${n}_ref`], variant: b[`${n}_variant_ref`], revision: b[`${n}_revision_ref`],
+      environment: b.environment_ref, environmentVariant: b.environment_variant_ref, environmentRevision: b.environment_revision_ref, key: b.key,
+    });
+    const retrieved = async (req: FastifyRequest, r: Retrieved, options: Record<string, unknown>) => ({
+      count: 1,
+      [`${n}_revision`]: await present(r.revision, read(req, options)),
+      ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
+    });
+    app.post(`${P}/revisions/retrieve`, { schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+      const b = (req.body ?? {}) as Body;
+      return retrieved(req, await retrieveRevision(ctx.db, req.scope, kind, refsOf(b)), optionsOf(b));
+    });
+    if (opts.deployable) {
+      app.post(`${P}/revisions/deploy`, { schema: schema(`Deploy a ${n} revision to an environment`, { body: s.deploy, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+        const b = req.body as Body;
+        if (!b.environment_ref && !b.environment_variant_ref) throw badRequest("environment_ref is required");
+        return retrieved(req, await ctx.db.transaction((tx) => deploy(tx, req.scope, kind, refsOf(b), b.message)), {});
+      });
+    }
+
+    // ---- archive / unarchive at every level
+    const levels: [Level, string, string, (req: FastifyRequest, id: string) => Promise<unknown>][] = [
+      ["artifact", P, n, async (req, id) => artifactRecord(kind, await findArtifact(ctx.db, req.scope, kind, { id }))],
+      ["variant", `${P}/variants`, `${n}_variant`, async (req, id) => variantRecord(kind, await findVariant(ctx.db, req.scope, kind, { id }))],
+      ["revision", `${P}/revisions`, `${n}_revision`, async (req, id) => present(await findRevision(ctx.db, req.scope, kind, { id }), read(req))],
+    ];
+    for (const [level, base, key, fetch] of levels) {
+      for (const archived of [true, false]) {
+        const action = archived ? "archive" : "unarchive";
+        app.post(`${base}/:id/${action}`, { schema: schema(`${action[0].toUpperCase()}${action.slice(1)} ${key.replace(/_/g, " ")}`, { params: IdParam("id"), response: { 200: s.one(key) } }) }, async (req) => {
+          const id = (req.params as Body).id;
+          await setArchived(ctx.db, req.scope, kind, level, id, archived);
+          return one(key, await fetch(req, id));
+        });
+      }
+    }
+  };
+}

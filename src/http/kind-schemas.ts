@@ -1,0 +1,120 @@
+import { Type, type TSchema } from "typebox";
+import type { Kind } from "../versioning/kind.ts";
+
+/*
+ * Request and response schemas of every kind, generated from its descriptor. Bodies forbid unknown
+ * fields (422) except inside free-form objects (data, meta, tags, flags).
+ */
+
+export const Nullable = (t: TSchema) => Type.Optional(Type.Union([t, Type.Null()]));
+export const Uuid = Type.String({ format: "uuid" });
+export const FreeObject = Type.Object({}, { additionalProperties: true });
+const Strict = { additionalProperties: false } as const;
+
+export const Reference = Type.Object({
+  id: Nullable(Uuid),
+  slug: Nullable(Type.String()),
+  version: Nullable(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])),
+}, Strict);
+
+export const WindowingSchema = Type.Object({
+  newest: Nullable(Type.String({ format: "date-time" })),
+  oldest: Nullable(Type.String({ format: "date-time" })),
+  next: Nullable(Uuid),
+  limit: Nullable(Type.Integer({ minimum: 1 })),
+  order: Nullable(Type.Union([Type.Literal("ascending"), Type.Literal("descending")])),
+  interval: Nullable(Type.Integer()),
+  rate: Nullable(Type.Number()),
+}, Strict);
+
+const Flags = Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Null()]));
+const Labels = Type.Record(Type.String(), Type.Unknown());
+
+const metadata = {
+  name: Nullable(Type.String({ maxLength: 1024 })),
+  description: Nullable(Type.String({ maxLength: 65536 })),
+  flags: Nullable(Flags),
+  tags: Nullable(Labels),
+  meta: Nullable(Labels),
+};
+
+/** `{name}_{suffix}` for the kind's name and aliases, plus the generic field. */
+export function idFields(kind: Kind, suffix: string, generic: string): Record<string, TSchema> {
+  const out: Record<string, TSchema> = { [generic]: Nullable(Uuid) };
+  for (const p of [kind.name, ...kind.aliases]) out[`${p}_${suffix}`] = Nullable(Uuid);
+  return out;
+}
+
+export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchema | null) {
+  const n = kind.name;
+  const artifactCreate = Type.Object({ slug: Nullable(Type.String()), folder_id: Nullable(Uuid), ...metadata }, Strict);
+  const edit = Type.Object({ id: Nullable(Uuid), ...metadata }, Strict);
+  const variantCreate = Type.Object({ ...idFields(kind, "id", "artifact_id"), slug: Nullable(Type.String()), ...metadata }, Strict);
+  const revisionFields = {
+    ...idFields(kind, "id", "artifact_id"),
+    ...idFields(kind, "variant_id", "variant_id"),
+    ...idFields(kind, "revision_id", "revision_id"),
+    base_revision_id: Nullable(Uuid),
+    slug: Nullable(Type.String()),
+    message: Nullable(Type.String({ maxLength: 65536 })),
+    ...metadata,
+  };
+  const commit = Type.Object({ ...revisionFields, data: Nullable(dataSchema), ...(deltaSchema ? { delta: Nullable(deltaSchema) } : {}) }, Strict);
+  const query = Type.Object({
+    flags: Nullable(Flags), tags: Nullable(Labels), meta: Nullable(Labels), name: Nullable(Type.String()),
+    slug: Nullable(Type.String()), slugs: Nullable(Type.Array(Type.String())), folder_id: Nullable(Uuid), description: Nullable(Type.String()),
+  }, Strict);
+  const revisionQuery = Type.Object({
+    flags: Nullable(Flags), tags: Nullable(Labels), meta: Nullable(Labels), name: Nullable(Type.String()),
+    slug: Nullable(Type.String()), slugs: Nullable(Type.Array(Type.String())), author: Nullable(Uuid), authors: Nullable(Type.Array(Uuid)),
+    date: Nullable(Type.String()), dates: Nullable(Type.Array(Type.String())), message: Nullable(Type.String()), description: Nullable(Type.String()),
+  }, Strict);
+  const refs = (key: string) => ({ [key]: Nullable(Type.Array(Reference)) });
+  const log = Type.Object({
+    ...idFields(kind, "id", "artifact_id"), ...idFields(kind, "variant_id", "variant_id"), ...idFields(kind, "revision_id", "revision_id"),
+    depth: Nullable(Type.Integer({ minimum: 1 })),
+  }, Strict);
+  const retrieveRefs = {
+    [`${n}_ref`]: Nullable(Reference),
+    [`${n}_variant_ref`]: Nullable(Reference),
+    [`${n}_revision_ref`]: Nullable(Reference),
+    ...(kind.family === "environment" ? {} : {
+      environment_ref: Nullable(Reference),
+      environment_variant_ref: Nullable(Reference),
+      environment_revision_ref: Nullable(Reference),
+      key: Nullable(Type.String()),
+    }),
+  };
+  return {
+    artifactCreate: Type.Object({ [n]: artifactCreate }, Strict),
+    artifactEdit: Type.Object({ [n]: edit }, Strict),
+    artifactQuery: Type.Object({
+      [n]: Nullable(query), ...refs(`${n}_refs`), include_archived: Nullable(Type.Boolean()), windowing: Nullable(WindowingSchema),
+    }, Strict),
+    variantCreate: Type.Object({ [`${n}_variant`]: variantCreate }, Strict),
+    variantEdit: Type.Object({ [`${n}_variant`]: edit }, Strict),
+    variantQuery: Type.Object({
+      [`${n}_variant`]: Nullable(query), ...refs(`${n}_refs`), ...refs(`${n}_variant_refs`),
+      include_archived: Nullable(Type.Boolean()), windowing: Nullable(WindowingSchema),
+    }, Strict),
+    variantFork: Type.Object({
+      [`${n}_variant`]: Nullable(Type.Object({ slug: Nullable(Type.String()), message: Nullable(Type.String()), ...metadata }, Strict)),
+      [`${n}_variant_ref`]: Nullable(Reference),
+      [`${n}_revision_ref`]: Nullable(Reference),
+    }, Strict),
+    revisionCreate: Type.Object({ [`${n}_revision`]: Type.Object(revisionFields, Strict) }, Strict),
+    revisionEdit: Type.Object({ [`${n}_revision`]: edit }, Strict),
+    revisionQuery: Type.Object({
+      [`${n}_revision`]: Nullable(revisionQuery), ...refs(`${n}_refs`), ...refs(`${n}_variant_refs`), ...refs(`${n}_revision_refs`),
+      include_archived: Nullable(Type.Boolean()), windowing: Nullable(WindowingSchema),
+    }, Strict),
+    commit: Type.Object({ [`${n}_revision_commit`]: Type.Optional(commit), [`${n}_revision`]: Type.Optional(commit) }, Strict),
+    log: Type.Object({ [n]: Type.Optional(log), [`${n}_revisions`]: Type.Optional(log), [`${n}_revision`]: Type.Optional(log) }, Strict),
+    retrieveRefs,
+    deploy: Type.Object({ ...retrieveRefs, message: Nullable(Type.String()) }, Strict),
+    one: (key: string) => Type.Object({ count: Type.Integer(), [key]: Type.Optional(FreeObject) }, { additionalProperties: true }),
+    many: (key: string) => Type.Object({ count: Type.Integer(), [key]: Type.Array(FreeObject) }, { additionalProperties: true }),
+  };
+}
+
+export const IdParam = (name: string) => Type.Object({ [name]: Uuid });

@@ -1,0 +1,82 @@
+import type { FastifyInstance } from "fastify";
+import { Type, type TSchema } from "typebox";
+import type { AppContext } from "../context.ts";
+import { conflict } from "./errors.ts";
+import type { Kind, ReadContext } from "../versioning/kind.ts";
+import { archiveSimple, createSimple, editSimple, getSimple, querySimple } from "../versioning/simple.ts";
+import { findArtifact } from "../versioning/artifacts.ts";
+import { editMetadata } from "../versioning/lifecycle.ts";
+import { FreeObject, IdParam, Nullable, Reference, Uuid, WindowingSchema } from "./kind-schemas.ts";
+
+export interface SimpleRouteOptions {
+  data: TSchema;
+  /** Simple environments can be guarded: a guarded environment refuses deploys and commits. */
+  guard?: boolean;
+}
+
+const Strict = { additionalProperties: false } as const;
+const Labels = Type.Record(Type.String(), Type.Unknown());
+const Flags = Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Null()]));
+
+/** `/simple/{kind}s/…`: artifact, default variant and latest revision as one record. */
+export function simpleRoutes(kind: Kind, opts: SimpleRouteOptions) {
+  const n = kind.name;
+  const P = `/simple/${kind.plural}`;
+  const tags = [`Simple ${kind.plural}`];
+  const fields = { name: Nullable(Type.String()), description: Nullable(Type.String()), flags: Nullable(Flags), tags: Nullable(Labels), meta: Nullable(Labels), data: Nullable(opts.data) };
+  const create = Type.Object({ [n]: Type.Object({ slug: Nullable(Type.String()), message: Nullable(Type.String()), ...fields }, Strict) }, Strict);
+  const edit = Type.Object({ [n]: Type.Object({ id: Nullable(Uuid), ...fields }, Strict) }, Strict);
+  const query = Type.Object({
+    [n]: Nullable(Type.Object({
+      flags: Nullable(Flags), tags: Nullable(Labels), meta: Nullable(Labels), name: Nullable(Type.String()), slug: Nullable(Type.String()), slugs: Nullable(Type.Array(Type.String())),
+    }, Strict)),
+    [`${n}_refs`]: Nullable(Type.Array(Reference)),
+    include_archived: Nullable(Type.Boolean()),
+    windowing: Nullable(WindowingSchema),
+  }, Strict);
+  const one = Type.Object({ count: Type.Integer(), [n]: Type.Optional(FreeObject) }, { additionalProperties: true });
+  const many = Type.Object({ count: Type.Integer(), [kind.plural]: Type.Array(FreeObject) }, { additionalProperties: true });
+
+  return async function routes(app: FastifyInstance, ctx: AppContext) {
+    const read = (scope: ReadContext["scope"]): ReadContext => ({ db: ctx.db, scope, config: ctx.config, options: {} });
+    const respond = async (scope: ReadContext["scope"], id: string) => ({ count: 1, [n]: await getSimple(read(scope), kind, id) });
+
+    app.post(`${P}/`, { schema: { tags, summary: `Create simple ${n}`, body: create, response: { 200: one } } }, async (req) => {
+      const input = (req.body as any)[n];
+      const id = await ctx.db.transaction((tx) => createSimple(tx, req.scope, kind, input));
+      return respond(req.scope, id);
+    });
+    app.get(`${P}/:id`, { schema: { tags, summary: `Fetch simple ${n}`, params: IdParam("id"), response: { 200: one } } }, async (req) =>
+      respond(req.scope, (req.params as any).id));
+    app.put(`${P}/:id`, { schema: { tags, summary: `Edit simple ${n}`, params: IdParam("id"), body: edit, response: { 200: one } } }, async (req) => {
+      const id = (req.params as any).id;
+      await ctx.db.transaction((tx) => editSimple(tx, req.scope, kind, id, (req.body as any)[n]));
+      return respond(req.scope, id);
+    });
+    app.post(`${P}/query`, { schema: { tags, summary: `Query simple ${kind.plural}`, body: query, response: { 200: many } } }, async (req) => {
+      const b = (req.body ?? {}) as any;
+      const { items, windowing } = await querySimple(read(req.scope), kind, { filter: b[n], refs: b[`${n}_refs`], includeArchived: b.include_archived, windowing: b.windowing });
+      return { count: items.length, [kind.plural]: items, windowing };
+    });
+    for (const archived of [true, false]) {
+      const action = archived ? "archive" : "unarchive";
+      app.post(`${P}/:id/${action}`, { schema: { tags, summary: `${action} simple ${n}`, params: IdParam("id"), response: { 200: one } } }, async (req) => {
+        const id = (req.params as any).id;
+        await archiveSimple(ctx.db, req.scope, kind, id, archived);
+        return respond(req.scope, id);
+      });
+    }
+    if (opts.guard) {
+      for (const guarded of [true, false]) {
+        const action = guarded ? "guard" : "unguard";
+        app.post(`${P}/:id/${action}`, { schema: { tags, summary: `${action} ${n}: a guarded ${n} refuses deploys and commits`, params: IdParam("id"), response: { 200: one } } }, async (req) => {
+          const id = (req.params as any).id;
+          const artifact = await findArtifact(ctx.db, req.scope, kind, { id });
+          if (artifact.deleted_at) throw conflict(`${n} ${artifact.slug} is archived`);
+          await editMetadata(ctx.db, req.scope, kind, "artifact", id, { flags: { ...(artifact.flags as Record<string, boolean>), is_guarded: guarded } });
+          return respond(req.scope, id);
+        });
+      }
+    }
+  };
+}

@@ -1,0 +1,28 @@
+import { Type } from "typebox";
+import { FreeObject, Nullable, Reference } from "../http/kind-schemas.ts";
+
+/** Revision payload of applications, evaluators and workflows (the reference forbids other keys). */
+export const WorkflowDataSchema = Type.Object({
+  uri: Nullable(Type.String({ maxLength: 2048 })),
+  url: Nullable(Type.String({ maxLength: 2048 })),
+  headers: Nullable(Type.Record(Type.String(), Type.Union([Type.String(), Reference]))),
+  runtime: Nullable(Type.String({ enum: ["python", "typescript", "javascript"] })),
+  script: Nullable(Type.String()),
+  schemas: Nullable(Type.Object({ parameters: Nullable(FreeObject), inputs: Nullable(FreeObject), outputs: Nullable(FreeObject) }, { additionalProperties: false })),
+  parameters: Nullable(FreeObject),
+}, { additionalProperties: false });
+
+export const WorkflowDeltaSchema = Type.Object({
+  set: Nullable(FreeObject),
+  remove: Nullable(Type.Array(Type.String())),
+  operations: Nullable(Type.Array(Type.Object({
+    operation: Type.String({ enum: ["set", "merge", "remove", "add_item", "replace_item", "remove_item"] }),
+    target: Type.Array(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])),
+    value: Type.Optional(Type.Unknown()),
+  }, { additionalProperties: false }))),
+}, { additionalProperties: false });
+
+const EnvironmentReferences = Type.Record(Type.String(), Type.Record(Type.String(), Reference));
+
+export const EnvironmentDataSchema = Type.Object({ references: Nullable(EnvironmentReferences) }, { additionalProperties: false });
+export const EnvironmentDeltaSchema = Type.Object({ set: Nullable(EnvironmentReferences), remove: Nullable(Type.Array(Type.String())) }, { additionalProperties: false });
