@@ -1,3 +1,4 @@
+import type { ReferenceCache } from "./cache/reference-cache.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 
@@ -5,4 +6,6 @@ import type { Database } from "./db/database.ts";
 export interface AppContext {
   config: Config;
   db: Database;
+  /** Set by the server: cached reference resolutions, retired on every write in a project. */
+  cache?: ReferenceCache;
 }

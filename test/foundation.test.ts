@@ -5,10 +5,12 @@ let server: TestServer;
 let project: TestProject;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ TESSERA_ADMIN_KEY: "foundation-admin" });
   project = await server.project();
 });
 afterAll(() => server.close());
+
+const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
 describe("health and documentation", () => {
   it("answers health without a key", async () => {
@@ -20,7 +22,47 @@ describe("health and documentation", () => {
   it("serves a valid OpenAPI 3.1 document", async () => {
     const res = await server.app.inject({ method: "GET", url: "/api/openapi.json" });
     expect(res.statusCode).toBe(200);
-    expect(res.json().openapi).toBe("3.1.0");
+    const doc = res.json();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
+    expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
+    expect(doc.paths["/api/health"].get.security).toEqual([]);
+    expect(doc.paths["/api/admin/simple/accounts/"].post).toBeDefined();
+
+    const problems: string[] = [];
+    for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+      if (!path.startsWith("/api/")) problems.push(`${path}: outside /api`);
+      const placeholders = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (!METHODS.has(method)) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        const codes = Object.keys(op.responses ?? {});
+        if (codes.length === 0) problems.push(`${where}: no responses`);
+        for (const code of codes) if (!/^([1-5]\d\d|[1-5]XX|default)$/.test(code)) problems.push(`${where}: response key ${code}`);
+        const declared = (op.parameters ?? []).filter((p: any) => p.in === "path");
+        for (const name of placeholders) {
+          const param = declared.find((p: any) => p.name === name);
+          if (!param || param.required !== true) problems.push(`${where}: path parameter ${name} not declared as required`);
+        }
+        for (const param of declared) if (!placeholders.includes(param.name)) problems.push(`${where}: path parameter ${param.name} not in the path`);
+      }
+    }
+    // Every $ref points at something in the document.
+    JSON.stringify(doc, (key, value) => {
+      if (key === "$ref" && typeof value === "string") {
+        const target = value.replace(/^#\//, "").split("/").reduce<any>((node, part) => node?.[part.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+        if (!value.startsWith("#/") || target === undefined) problems.push(`dangling $ref ${value}`);
+      }
+      return value;
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it("serves the interactive reference at /api/docs", async () => {
+    const res = await server.app.inject({ method: "GET", url: "/api/docs" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+    expect(res.body).toMatch(/swagger/i);
   });
 });
 

@@ -213,3 +213,58 @@ describe("rules that hold for every kind", () => {
     expect(res.json().detail[0]).toMatchObject({ loc: ["body", "application", "colour"], type: "extra_forbidden" });
   });
 });
+
+describe("caching of immutable revisions", () => {
+  it("tags retrieve and GET responses and answers 304 to If-None-Match; a deploy changes the tag", async () => {
+    const q = await server.project();
+    const a = (await q.ok("POST", "/simple/applications/", { application: { slug: "cached", data: completion("c") } })).application;
+    await q.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "production" } });
+    const body = { application_ref: { slug: "cached" }, environment_ref: { slug: "production" } };
+    const first = await q.call("POST", "/applications/revisions/retrieve", body);
+    const tag = first.headers.etag as string;
+    expect(tag).toMatch(/^".+"$/);
+    const again = await q.call("POST", "/applications/revisions/retrieve", body, { "if-none-match": tag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe("");
+    await q.ok("POST", "/applications/revisions/commit", { application_revision_commit: { application_variant_id: a.variant_id, data: completion("d") } });
+    await q.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "production" } });
+    const moved = await q.call("POST", "/applications/revisions/retrieve", body, { "if-none-match": tag });
+    expect(moved.statusCode).toBe(200);
+    expect(moved.json().application_revision.version).toBe("2");
+    const byId = await q.call("GET", `/applications/revisions/${a.revision_id}`);
+    const notModified = await q.call("GET", `/applications/revisions/${a.revision_id}`, undefined, { "if-none-match": byId.headers.etag as string });
+    expect(notModified.statusCode).toBe(304);
+  });
+});
+
+describe("diff and revert", () => {
+  it("diffs two revisions as a JSON Patch of data plus changed metadata", async () => {
+    const a = (await p.ok("POST", "/simple/applications/", { application: { slug: "diffed", data: completion("country") } })).application;
+    const v2 = (await p.ok("POST", "/applications/revisions/commit", {
+      application_revision_commit: { application_variant_id: a.variant_id, message: "warmer", data: { ...completion("country"), parameters: { prompt: { ...completion("country").parameters.prompt, llm_config: { model: "gpt-4o", temperature: 0.9, max_tokens: 64, top_p: 1 } } } } },
+    })).application_revision;
+    const { diff } = await p.ok("POST", "/applications/revisions/diff", { base: { id: a.revision_id }, target: { id: v2.id } });
+    expect(diff.base.version).toBe("1");
+    expect(diff.target.version).toBe("2");
+    expect(diff.data).toEqual([
+      { op: "replace", path: "/parameters/prompt/llm_config/model", value: "gpt-4o" },
+      { op: "replace", path: "/parameters/prompt/llm_config/temperature", value: 0.9 },
+    ]);
+    expect(diff.metadata.message).toEqual({ from: "Initial commit", to: "warmer" });
+    const byVersion = await p.ok("POST", "/applications/revisions/diff", {
+      base: { version: 1, application_variant_ref: { id: a.variant_id } }, target: { version: 2, application_variant_ref: { id: a.variant_id } },
+    });
+    expect(byVersion.diff.data).toHaveLength(2);
+  });
+
+  it("reverts by committing a new revision equal to an older one, recording the source", async () => {
+    const a = (await p.ok("POST", "/simple/applications/", { application: { slug: "reverted", data: completion("one") } })).application;
+    await p.ok("POST", "/applications/revisions/commit", { application_revision_commit: { application_variant_id: a.variant_id, data: completion("two") } });
+    const reverted = (await p.ok("POST", "/applications/revisions/revert", { application_revision_ref: { id: a.revision_id } })).application_revision;
+    expect(reverted.version).toBe("3");
+    expect(reverted.message).toContain(a.revision_id);
+    expect(reverted.data.parameters).toEqual(completion("one").parameters);
+    const log = await p.ok("POST", "/applications/revisions/log", { application: { application_variant_id: a.variant_id } });
+    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1"]);
+  });
+});

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
+import { Lru } from "../cache/lru.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
 
 /**
@@ -12,6 +13,7 @@ export interface ApiKeyOwner {
   apiKeyId: string;
   projectId: string;
   userId: string | null;
+  expiresAt: Date | null;
 }
 
 export type KeyCheck = ApiKeyOwner | "malformed" | "unknown" | "revoked" | "expired";
@@ -35,18 +37,40 @@ export async function createApiKey(
   return { id, key };
 }
 
+// Accepted keys, by digest, for a short while: every request authenticates, and most repeat a key.
+// A revocation clears it here at once and, through NOTIFY, in the other processes.
+const KEY_TTL_MS = 30_000;
+const accepted = new Lru<string, { owner: ApiKeyOwner; until: number; expiresAt: number | null }>(10_000);
+/** Revocations travel on the change feed (see ReferenceCache) with this payload. */
+export const KEYS_REVOKED = "api-keys";
+export const forgetApiKeys = () => accepted.clear();
+
 export async function checkApiKey(db: Queryable, key: string): Promise<KeyCheck> {
   const match = KEY.exec(key);
   if (!match) return "malformed";
+  const cacheKey = digest(key).toString("base64");
+  const hit = accepted.get(cacheKey);
+  const now = Date.now();
+  if (hit && hit.until > now && (hit.expiresAt === null || hit.expiresAt > now)) return hit.owner;
+  const check = await lookUp(db, key, match[1]);
+  if (typeof check !== "string") {
+    accepted.set(cacheKey, { owner: check, until: now + KEY_TTL_MS, expiresAt: check.expiresAt?.getTime() ?? null });
+  }
+  return check;
+}
+
+async function lookUp(db: Queryable, key: string, prefix: string): Promise<KeyCheck> {
   const [row] = await db.query<{
     id: string; project_id: string; user_id: string | null; hash: Uint8Array; revoked_at: Date | null; expires_at: Date | null;
-  }>("SELECT id, project_id, user_id, hash, revoked_at, expires_at FROM api_keys WHERE prefix = $1", [match[1]]);
+  }>("SELECT id, project_id, user_id, hash, revoked_at, expires_at FROM api_keys WHERE prefix = $1", [prefix]);
   if (!row || !timingSafeEqual(Buffer.from(row.hash), digest(key))) return "unknown";
   if (row.revoked_at) return "revoked";
   if (row.expires_at && row.expires_at.getTime() <= Date.now()) return "expired";
-  return { apiKeyId: row.id, projectId: row.project_id, userId: row.user_id };
+  return { apiKeyId: row.id, projectId: row.project_id, userId: row.user_id, expiresAt: row.expires_at };
 }
 
 export async function revokeApiKey(db: Queryable, id: string): Promise<void> {
   await db.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
+  forgetApiKeys();
+  await db.query("SELECT pg_notify('tessera_changes', $1)", [KEYS_REVOKED]);
 }

@@ -1,11 +1,16 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
+import { lockDataDir } from "./data-dir-lock.ts";
 import type { Database, Queryable } from "./database.ts";
 
 /** Embedded PostgreSQL: persisted in `dataDir`, or in memory when `dataDir` is null (tests). */
 export async function openPglite(dataDir: string | null): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pg = await PGlite.create(dataDir ?? undefined);
+  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
+  const pg = await PGlite.create(dataDir ?? undefined).catch((error) => {
+    unlock();
+    throw error;
+  });
   // Without parameters the simple protocol runs (it accepts several statements, as migrations need).
   const run = (q: Pick<PGlite, "query" | "exec">): Queryable => ({
     async query<T>(sql: string, params: unknown[] = []) {
@@ -34,6 +39,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     async notify(channel, payload) {
       await pg.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
-    close: () => pg.close(),
+    async close() {
+      await pg.close();
+      unlock();
+    },
   };
 }

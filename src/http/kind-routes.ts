@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Type, type TSchema } from "typebox";
+import { cachedRetrieve, matchesTag, revisionTag } from "../cache/cached-retrieve.ts";
 import type { AppContext } from "../context.ts";
 import { createArtifact, findArtifact, queryArtifacts } from "../versioning/artifacts.ts";
 import { commitRevision } from "../versioning/commit.ts";
@@ -9,7 +10,7 @@ import { forkVariant } from "../versioning/fork.ts";
 import type { Kind, ReadContext } from "../versioning/kind.ts";
 import { editMetadata, setArchived, type Level } from "../versioning/lifecycle.ts";
 import { artifactRecord, revisionRecord, variantRecord } from "../versioning/records.ts";
-import { retrieveRevision, type Retrieved } from "../versioning/resolve.ts";
+import type { Retrieved } from "../versioning/resolve.ts";
 import { findRevision, logRevisions, queryRevisions } from "../versioning/revisions.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { createVariant, defaultVariant, findVariant, queryVariants } from "../versioning/variants.ts";
@@ -126,9 +127,14 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     });
     app.get(`${P}/revisions/:id`, {
       schema: schema(`Fetch ${n} revision`, { params: IdParam("id"), querystring: Type.Object(opts.readOptions ?? {}), response: { 200: s.one(`${n}_revision`) } }),
-    }, async (req) => {
+    }, async (req, reply) => {
       const rev = await findRevision(ctx.db, req.scope, kind, { id: (req.params as Body).id });
-      return one(`${n}_revision`, await present(rev, read(req, optionsOf(req.query as Body))));
+      const options = optionsOf(req.query as Body);
+      // The tag covers what a metadata edit or an archive can change; the data itself never changes.
+      const tag = revisionTag(rev.id, String(new Date(rev.updated_at ?? rev.created_at).getTime()), options);
+      reply.header("etag", tag);
+      if (matchesTag(req.headers["if-none-match"], tag)) return reply.code(304).send();
+      return one(`${n}_revision`, await present(rev, read(req, options)));
     });
     app.put(`${P}/revisions/:id`, { schema: schema(`Edit ${n} revision metadata`, { params: IdParam("id"), body: s.revisionEdit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
       const id = (req.params as Body).id;
@@ -173,9 +179,15 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       [`${n}_revision`]: await present(r.revision, read(req, options)),
       ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
     });
-    app.post(`${P}/revisions/retrieve`, { schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+    app.post(`${P}/revisions/retrieve`, { schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, async (req, reply) => {
       const b = (req.body ?? {}) as Body;
-      return retrieved(req, await retrieveRevision(ctx.db, req.scope, kind, refsOf(b)), optionsOf(b));
+      const r = await cachedRetrieve(ctx, req.scope, kind, refsOf(b));
+      const options = optionsOf(b);
+      const edited = new Date(r.revision.updated_at ?? r.revision.created_at).getTime();
+      const tag = revisionTag(r.revision.id, `${edited}${r.retrievalInfo ? `@${r.retrievalInfo.references.environment_revision?.id}` : ""}`, options);
+      reply.header("etag", tag);
+      if (matchesTag(req.headers["if-none-match"], tag)) return reply.code(304).send();
+      return retrieved(req, r, options);
     });
     if (opts.deployable) {
       app.post(`${P}/revisions/deploy`, { schema: schema(`Deploy a ${n} revision to an environment`, { body: s.deploy, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {

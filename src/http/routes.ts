@@ -3,10 +3,16 @@ import { catalogRoutes } from "../catalog/routes.ts";
 import type { AppContext } from "../context.ts";
 import { environments } from "../kinds/environments.ts";
 import { EnvironmentDataSchema, EnvironmentDeltaSchema, WorkflowDataSchema, WorkflowDeltaSchema } from "../kinds/schemas.ts";
+import { testsets } from "../kinds/testsets.ts";
 import { applications, evaluators, workflows } from "../kinds/workflows.ts";
+import { testsetFileRoutes } from "../testsets/routes.ts";
+import { TestsetDataSchema, TestsetDeltaSchema, TestsetReadOptions } from "../testsets/schemas.ts";
 import { forkRoutes } from "./fork-routes.ts";
 import { kindRoutes } from "./kind-routes.ts";
+import { historyRoutes } from "./history-routes.ts";
 import { simpleRoutes } from "./simple-routes.ts";
+import { secretRoutes } from "../secrets/routes.ts";
+import { traceRoutes } from "../traces/routes.ts";
 
 /** Every route that acts inside the caller's project. */
 export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -17,5 +23,11 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   }
   await app.register(kindRoutes(environments, { data: EnvironmentDataSchema, delta: EnvironmentDeltaSchema }), ctx);
   await app.register(simpleRoutes(environments, { data: EnvironmentDataSchema, guard: true }), ctx);
-  await app.register(forkRoutes([applications, evaluators, workflows, environments]), ctx);
+  await app.register(kindRoutes(testsets, { data: TestsetDataSchema, delta: TestsetDeltaSchema, readOptions: TestsetReadOptions }), ctx);
+  await app.register(simpleRoutes(testsets, { data: TestsetDataSchema }), ctx);
+  await app.register(testsetFileRoutes, ctx);
+  for (const kind of [applications, evaluators, workflows, environments, testsets]) await app.register(historyRoutes(kind), ctx);
+  await app.register(secretRoutes, ctx);
+  await app.register(traceRoutes, ctx);
+  await app.register(forkRoutes([applications, evaluators, workflows, environments, testsets]), ctx);
 }

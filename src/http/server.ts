@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
+import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
@@ -16,11 +17,16 @@ export interface ServerOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 
+// POST routes that only read: everything else that is not a GET may change what a reference resolves to.
+const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect)\/?$/;
+const writes = (method: string, url: string | undefined) => method !== "GET" && method !== "HEAD" && !(method === "POST" && READ_BY_POST.test(url ?? ""));
+
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: ctx.config.logLevel },
     bodyLimit: ctx.config.bodyLimit,
-    requestIdHeader: "x-request-id",
+    // Fastify would take the header as given; genReqId reads it itself so that only a well-formed one is kept.
+    requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
@@ -37,6 +43,10 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     reply.header("x-request-id", request.id);
   });
   await registerOpenApi(app);
+  const cache = ctx.cache ?? new ReferenceCache();
+  const stopListening = await cache.connect(ctx.db);
+  app.addHook("onClose", stopListening);
+  const routeContext: AppContext = { ...ctx, cache };
 
   await app.register(async (api) => {
     api.get("/health", { schema: { tags: ["Health"], summary: "Liveness", security: [] } }, async () => ({ status: "ok" }));
@@ -50,7 +60,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     api.setNotFoundHandler(notFoundHandler);
     await api.register(async (project) => {
       requireApiKey(project, ctx.db);
-      await project.register(projectRoutes, ctx);
+      project.addHook("onSend", async (request, reply, payload) => {
+        if (reply.statusCode < 400 && writes(request.method, request.routeOptions.url)) await cache.invalidate(request.scope.projectId);
+        return payload;
+      });
+      await project.register(projectRoutes, routeContext);
     });
   }, { prefix: "/api" });
 

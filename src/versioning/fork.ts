@@ -22,13 +22,13 @@ export async function forkVariant(
     name: input.name ?? from.name,
     description: input.description ?? from.description,
   });
-  await copyRevision(tx, scope, kind, revision.id, variant.id, input.message ?? `Forked from ${from.slug} v${revision.version}`);
+  await copyRevision(tx, scope, kind, revision.id, variant.id, input.message ?? `Forked from ${from.slug} v${revision.version}`, revision.id);
   return variant;
 }
 
-/** Commits the stored data of revision `fromId` onto variant `variantId`, with `fromId` as parent. */
-export async function copyRevision(tx: Queryable, scope: Scope, kind: Kind, fromId: string, variantId: string, message: string) {
+/** Commits the stored data of revision `fromId` onto variant `variantId` (parent: `parentId`, else the variant's latest). */
+export async function copyRevision(tx: Queryable, scope: Scope, kind: Kind, fromId: string, variantId: string, message: string, parentId: string | null = null) {
   const [source] = await tx.query<{ data: unknown; flags: Record<string, unknown> }>("SELECT data, flags FROM revisions WHERE id = $1", [fromId]);
   // Stored data is already prepared; committing it again through a kind-neutral copy keeps it as is.
-  return commitRevision(tx, scope, { ...kind, prepare: undefined }, { variantId, baseRevisionId: fromId, data: source.data, flags: source.flags, message });
+  return commitRevision(tx, scope, { ...kind, prepare: undefined }, { variantId, baseRevisionId: parentId, data: source.data, flags: source.flags, message });
 }

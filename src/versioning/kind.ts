@@ -24,6 +24,8 @@ export interface Kind {
   present?(revision: RevisionRow, read: ReadContext): Promise<unknown> | unknown;
   /** Applies a `delta` to the base revision's stored data (kinds without deltas reject them). */
   applyDelta?(base: RevisionRow | null, delta: unknown, commit: CommitInput): Promise<unknown> | unknown;
+  /** Compares two revisions' data; kinds without it get a JSON Patch of their stored data. */
+  diff?(base: RevisionRow, target: RevisionRow, read: ReadContext): Promise<unknown> | unknown;
 }
 
 export interface CommitInput {

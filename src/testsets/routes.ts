@@ -1,0 +1,154 @@
+import multipart, { type MultipartFile } from "@fastify/multipart";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../context.ts";
+import { HttpError, notFound, unprocessable } from "../http/errors.ts";
+import { IdParam } from "../http/kind-schemas.ts";
+import { testsets } from "../kinds/testsets.ts";
+import { findArtifact } from "../versioning/artifacts.ts";
+import { commitRevision } from "../versioning/commit.ts";
+import type { ReadContext } from "../versioning/kind.ts";
+import { revisionRecord } from "../versioning/records.ts";
+import { findRevision, latestRevision } from "../versioning/revisions.ts";
+import type { RevisionRow } from "../versioning/rows.ts";
+import { createSimple, editSimple, getSimple } from "../versioning/simple.ts";
+import { defaultVariant } from "../versioning/variants.ts";
+import type { ChunkedIds } from "./chunks.ts";
+import { exportRevision } from "./export.ts";
+import { FILE_TYPES, readRows, TestcaseStream, type FileType } from "./import.ts";
+import { DownloadQuery, TestcaseResponse, TestcasesListQuery, TestcasesQuerySchema, TestcasesResponse } from "./schemas.ts";
+import { queryTestcases } from "./testcase-query.ts";
+import { loadTestcases, testcaseRecord } from "./testcases.ts";
+
+type Body = Record<string, any>;
+
+/** Uploads are streamed into the database as they arrive; the cap only bounds a runaway request. */
+const MAX_FILE_BYTES = 4 * 1024 ** 3;
+
+interface Upload {
+  file: MultipartFile;
+  fileType: FileType;
+  field(name: string): string | undefined;
+}
+
+async function upload(req: FastifyRequest): Promise<Upload> {
+  if (!req.isMultipart()) throw unprocessable([{ loc: ["body"], msg: "Send the file as multipart/form-data", type: "value_error" }]);
+  const file = await req.file();
+  if (!file) throw unprocessable([{ loc: ["body", "file"], msg: "Field required", type: "missing" }]);
+  // Fields are read up to the file part: clients must send them before it (as browsers and requests do).
+  const field = (name: string) => {
+    const f = file.fields[name] as { type?: string; value?: unknown } | undefined;
+    return f && f.type === "field" && f.value !== "" ? String(f.value) : undefined;
+  };
+  const named = field("file_type") ?? (req.query as Body)?.file_type ?? (/\.jsonl?$/i.test(file.filename) ? "json" : "csv");
+  if (!FILE_TYPES.includes(named)) {
+    file.file.resume();
+    throw unprocessable([{ loc: ["body", "file_type"], msg: `Input should be one of "csv", "json", got ${JSON.stringify(named)}`, type: "enum" }]);
+  }
+  return { file, fileType: named as FileType, field };
+}
+
+const jsonField = (value: string | undefined, name: string) => {
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value) as Record<string, unknown>;
+  } catch {
+    throw unprocessable([{ loc: ["body", name], msg: `${name} must be a JSON object`, type: "json_invalid" }]);
+  }
+};
+
+/** Runs the commit while the file streams in; a failure rolls the whole upload back and drains the rest. */
+async function withUpload<T>(ctx: AppContext, u: Upload, work: (stream: TestcaseStream, tx: Parameters<Parameters<AppContext["db"]["transaction"]>[0]>[0]) => Promise<T>): Promise<T> {
+  try {
+    const result = await ctx.db.transaction((tx) => work(new TestcaseStream(readRows(u.file.file, u.fileType)), tx));
+    if (u.file.file.truncated) throw new HttpError(413, `The file is larger than ${MAX_FILE_BYTES} bytes`);
+    return result;
+  } catch (error) {
+    u.file.file.resume();
+    throw error;
+  }
+}
+
+/** Testcase reads, and testsets to and from CSV / JSON files. */
+export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
+  await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1 } });
+  const tags = ["Testsets"];
+  const read = (req: FastifyRequest, options: Record<string, unknown> = {}): ReadContext => ({ db: ctx.db, scope: req.scope, config: ctx.config, options });
+  const simple = async (req: FastifyRequest, id: string) => ({ count: 1, testset: await getSimple(read(req), testsets, id) });
+
+  // ---- testcases
+  app.get("/testcases/:id", { schema: { tags: ["Testcases"], summary: "Fetch a testcase", params: IdParam("id"), response: { 200: TestcaseResponse } } }, async (req) => {
+    const id = (req.params as Body).id.toLowerCase();
+    const [row] = await loadTestcases(ctx.db, req.scope.projectId, [id]);
+    if (!row) throw notFound(`Testcase ${id} not found`);
+    return { count: 1, testcase: testcaseRecord(row) };
+  });
+  app.get("/testcases/", { schema: { tags: ["Testcases"], summary: "List testcases", querystring: TestcasesListQuery, response: { 200: TestcasesResponse } } }, async (req) => {
+    const q = req.query as Body;
+    const ids = [...(q.testcase_id ?? []), ...(q.testcase_ids ? String(q.testcase_ids).split(",").map((s) => s.trim()).filter(Boolean) : [])];
+    return queryTestcases(ctx.db, req.scope, { testsetId: q.testset_id, testcaseIds: ids, limit: q.limit, next: q.next });
+  });
+  app.post("/testcases/query", { schema: { tags: ["Testcases"], summary: "Query testcases", body: TestcasesQuerySchema, response: { 200: TestcasesResponse } } }, async (req) => {
+    const b = (req.body ?? {}) as Body;
+    return queryTestcases(ctx.db, req.scope, {
+      testcaseIds: b.testcase_ids, testsetId: b.testset_id, testsetRef: b.testset_ref, variantRef: b.testset_variant_ref, revisionRef: b.testset_revision_ref,
+      limit: b.windowing?.limit, next: b.windowing?.next,
+    });
+  });
+
+  // ---- uploads
+  app.post("/simple/testsets/upload", { schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] } }, async (req) => {
+    const u = await upload(req);
+    const base = u.file.filename?.replace(/\.[^.]*$/, "") || undefined;
+    const id = await withUpload(ctx, u, (stream, tx) => createSimple(tx, req.scope, testsets, {
+      slug: u.field("testset_slug") ?? (u.field("testset_name") ? undefined : base),
+      name: u.field("testset_name") ?? base ?? null,
+      description: u.field("testset_description") ?? null,
+      tags: jsonField(u.field("testset_tags"), "testset_tags"),
+      meta: jsonField(u.field("testset_meta"), "testset_meta"),
+      data: stream,
+      message: "Upload",
+    }));
+    return simple(req, id);
+  });
+  app.post("/simple/testsets/:id/upload", { schema: { tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"), consumes: ["multipart/form-data"] } }, async (req) => {
+    const id = (req.params as Body).id;
+    await findArtifact(ctx.db, req.scope, testsets, { id });
+    const u = await upload(req);
+    await withUpload(ctx, u, (stream, tx) => editSimple(tx, req.scope, testsets, id, {
+      name: u.field("testset_name"), description: u.field("testset_description"),
+      tags: jsonField(u.field("testset_tags"), "testset_tags"), meta: jsonField(u.field("testset_meta"), "testset_meta"),
+      data: stream,
+    }));
+    return simple(req, id);
+  });
+  app.post("/testsets/revisions/:id/upload", { schema: { tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"), consumes: ["multipart/form-data"] } }, async (req) => {
+    const base = await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
+    const u = await upload(req);
+    const row = await withUpload(ctx, u, (stream, tx) => commitRevision(tx, req.scope, testsets, {
+      variantId: base.variant_id, baseRevisionId: base.id, message: u.field("message") ?? "Upload", data: stream,
+    }));
+    const include = u.field("include_testcases");
+    const options = { include_testcases: include === undefined ? undefined : include === "true" };
+    return { count: 1, testset_revision: revisionRecord(testsets, row, await testsets.present!(row, read(req, options))) };
+  });
+
+  // ---- downloads
+  const download = async (req: FastifyRequest, reply: FastifyReply, revision: RevisionRow) => {
+    const q = req.query as Body;
+    const fileType: FileType = q.file_type ?? "csv";
+    const name = (q.file_name || `${revision.artifact_slug}-v${revision.version}.${fileType}`).replace(/["\r\n\\]/g, "_");
+    const body = await exportRevision(ctx.db, req.scope.projectId, revision.data as ChunkedIds | null, fileType);
+    return reply
+      .header("content-type", fileType === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
+      .header("content-disposition", `attachment; filename="${name}"`)
+      .send(body);
+  };
+  app.post("/simple/testsets/:id/download", { schema: { tags, summary: "Download a simple testset's latest revision", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) => {
+    const artifact = await findArtifact(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
+    const revision = await latestRevision(ctx.db, req.scope, (await defaultVariant(ctx.db, req.scope, testsets, artifact.id)).id);
+    if (!revision) throw notFound(`testset ${artifact.slug} has no revision yet`);
+    return download(req, reply, revision);
+  });
+  app.post("/testsets/revisions/:id/download", { schema: { tags, summary: "Download a testset revision as CSV or JSON", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) =>
+    download(req, reply, await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id })));
+}

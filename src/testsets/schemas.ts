@@ -1,0 +1,67 @@
+import { Type } from "typebox";
+import { FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../http/kind-schemas.ts";
+
+const Strict = { additionalProperties: false } as const;
+const Labels = Nullable(Type.Record(Type.String(), Type.Unknown()));
+
+/** A testcase as clients send it; read-only fields of the reference's Testcase are tolerated. */
+export const TestcaseInputSchema = Type.Object({
+  id: Nullable(Uuid),
+  testset_id: Nullable(Uuid),
+  set_id: Nullable(Uuid),
+  data: Nullable(FreeObject),
+  flags: Labels,
+  tags: Labels,
+  meta: Labels,
+}, { additionalProperties: true });
+
+export const TestsetDataSchema = Type.Object({
+  testcase_ids: Nullable(Type.Array(Uuid)),
+  testcases: Nullable(Type.Array(TestcaseInputSchema)),
+}, Strict);
+
+export const TestsetDeltaSchema = Type.Object({
+  rows: Nullable(Type.Object({
+    add: Nullable(Type.Array(TestcaseInputSchema)),
+    remove: Nullable(Type.Array(Uuid)),
+    replace: Nullable(Type.Array(Type.Intersect([TestcaseInputSchema, Type.Object({ id: Uuid })]))),
+  }, Strict)),
+  columns: Nullable(Type.Object({
+    add: Nullable(Type.Array(Type.String())),
+    remove: Nullable(Type.Array(Type.String())),
+    replace: Nullable(Type.Union([
+      Type.Array(Type.Array(Type.String(), { minItems: 2, maxItems: 2 })),
+      Type.Record(Type.String(), Type.String()),
+    ])),
+  }, Strict)),
+}, Strict);
+
+export const TestsetReadOptions = {
+  include_testcases: Nullable(Type.Boolean()),
+  include_testcase_ids: Nullable(Type.Boolean()),
+};
+
+export const TestcasesQuerySchema = Type.Object({
+  testcase_ids: Nullable(Type.Array(Uuid)),
+  testset_id: Nullable(Uuid),
+  testset_ref: Nullable(Reference),
+  testset_variant_ref: Nullable(Reference),
+  testset_revision_ref: Nullable(Reference),
+  windowing: Nullable(WindowingSchema),
+}, Strict);
+
+export const TestcasesListQuery = Type.Object({
+  testset_id: Type.Optional(Uuid),
+  testcase_id: Type.Optional(Type.Array(Uuid)),
+  testcase_ids: Type.Optional(Type.String()),
+  limit: Type.Optional(Type.Integer({ minimum: 1 })),
+  next: Type.Optional(Uuid),
+});
+
+export const DownloadQuery = Type.Object({
+  file_type: Type.Optional(Type.Union([Type.Literal("csv"), Type.Literal("json"), Type.Null()])),
+  file_name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+});
+
+export const TestcaseResponse = Type.Object({ count: Type.Integer(), testcase: Type.Optional(FreeObject) }, { additionalProperties: true });
+export const TestcasesResponse = Type.Object({ count: Type.Integer(), testcases: Type.Array(FreeObject) }, { additionalProperties: true });
