@@ -268,3 +268,21 @@ describe("diff and revert", () => {
     expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1"]);
   });
 });
+
+describe("embedded references", () => {
+  it("inlines @ag.embed references (with a selector) and reports what it resolved", async () => {
+    const snippet = (await p.ok("POST", "/simple/workflows/", { workflow: { slug: "shared-prompt", data: { parameters: { prompt: { messages: [{ role: "system", content: "Be brief." }] } } } } })).workflow;
+    const a = (await p.ok("POST", "/simple/applications/", {
+      application: { slug: "embedding", data: { uri: "svc:builtin:chat:v0", parameters: { prompt: { "@ag.embed": { "@ag.references": { workflow_revision: { id: snippet.revision_id } }, "@ag.selector": { path: "parameters.prompt" } } } } } },
+    })).application;
+    const res = await p.ok("POST", "/applications/revisions/resolve", { application_ref: { id: a.id } });
+    expect(res.application_revision.data.parameters.prompt).toEqual({ messages: [{ role: "system", content: "Be brief." }] });
+    expect(res.resolution_info).toMatchObject({ embeds_resolved: 1, depth_reached: 1, errors: [] });
+    const broken = { "@ag.embed": { "@ag.references": { workflow_revision: { id: "0190d0d0-0000-7000-8000-000000000000" } } } };
+    const refused = await p.call("POST", "/applications/revisions/resolve", { application_revision: { data: { parameters: { x: broken } } } });
+    expect(refused.statusCode).toBe(400);
+    const kept = await p.ok("POST", "/applications/revisions/resolve", { application_revision: { data: { parameters: { x: broken } } }, error_policy: "keep" });
+    expect(kept.application_revision.data.parameters.x).toEqual(broken);
+    expect(kept.resolution_info.errors).toHaveLength(1);
+  });
+});

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../context.ts";
+import { resolveEmbeds } from "../versioning/embeds.ts";
 import { diffRevisions, revertTo } from "../versioning/history.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { revisionRecord } from "../versioning/records.ts";
@@ -9,8 +10,8 @@ import { findVariant } from "../versioning/variants.ts";
 import { badRequest } from "./errors.ts";
 import { Nullable, Reference } from "./kind-schemas.ts";
 
-/** Revision diff and revert for one kind: `/{kind}s/revisions/diff` and `/{kind}s/revisions/revert`. */
-export function historyRoutes(kind: Kind) {
+/** Revision diff, revert and embed resolution for one kind: `/{kind}s/revisions/diff|revert|resolve`. */
+export function historyRoutes(kind: Kind, all: Kind[]) {
   const n = kind.name;
   const P = `/${kind.plural}/revisions`;
   const tags = [kind.plural[0].toUpperCase() + kind.plural.slice(1)];
@@ -23,7 +24,30 @@ export function historyRoutes(kind: Kind) {
     message: Nullable(Type.String()),
   }, { additionalProperties: false });
 
+  const ResolveBody = Type.Object({
+    [`${n}_ref`]: Nullable(Reference),
+    [`${n}_variant_ref`]: Nullable(Reference),
+    [`${n}_revision_ref`]: Nullable(Reference),
+    [`${n}_revision`]: Nullable(Type.Object({ data: Nullable(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: true })),
+    max_depth: Nullable(Type.Integer({ minimum: 0, maximum: 100 })),
+    max_embeds: Nullable(Type.Integer({ minimum: 0, maximum: 10_000 })),
+    error_policy: Nullable(Type.String({ enum: ["exception", "placeholder", "keep"] })),
+  }, { additionalProperties: false });
+
   return async function routes(app: FastifyInstance, ctx: AppContext) {
+    app.post(`${P}/resolve`, { schema: { tags, summary: `Fetch a ${n} revision with embedded references inlined`, body: ResolveBody } }, async (req) => {
+      const b = req.body as Record<string, any>;
+      const limits = { maxDepth: b.max_depth ?? 10, maxEmbeds: b.max_embeds ?? 100, errorPolicy: b.error_policy ?? "exception" };
+      const read = { db: ctx.db, scope: req.scope, config: ctx.config, options: {} };
+      if (b[`${n}_revision`]) {
+        const { data, info } = await resolveEmbeds(ctx.db, req.scope, all, b[`${n}_revision`].data ?? null, limits);
+        return { count: 1, [`${n}_revision`]: { ...b[`${n}_revision`], data }, resolution_info: info };
+      }
+      const { revision } = await retrieveRevision(ctx.db, req.scope, kind, { artifact: b[`${n}_ref`], variant: b[`${n}_variant_ref`], revision: b[`${n}_revision_ref`] });
+      const { data, info } = await resolveEmbeds(ctx.db, req.scope, all, (kind.present ? await kind.present(revision, read) : revision.data) as never, limits);
+      return { count: 1, [`${n}_revision`]: revisionRecord(kind, revision, data), resolution_info: info };
+    });
+
     const side = async (scope: { projectId: string; userId: string | null }, ref: Record<string, any>) => {
       const { [`${n}_variant_ref`]: variant, ...revision } = ref;
       return (await retrieveRevision(ctx.db, scope, kind, { revision, variant })).revision;

@@ -30,6 +30,9 @@ export interface KindRouteOptions {
 
 type Body = Record<string, any>;
 
+/** The one id a path names (`:application_id`, `:application_variant_id`, …). */
+const pathId = (req: FastifyRequest): string => Object.values(req.params as Record<string, string>)[0];
+
 /** The first of `{name}_{suffix}`, `{alias}_{suffix}` or the generic field that the body sets. */
 export function aliased(kind: Kind, body: Body | null | undefined, suffix: string, generic: string): any {
   if (!body) return undefined;
@@ -61,10 +64,10 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const row = await ctx.db.transaction((tx) => createArtifact(tx, req.scope, kind, (req.body as Body)[n]));
       return one(n, artifactRecord(kind, row));
     });
-    app.get(`${P}/:id`, { schema: schema(`Fetch ${n}`, { params: IdParam("id"), response: { 200: s.one(n) } }) }, async (req) =>
-      one(n, artifactRecord(kind, await findArtifact(ctx.db, req.scope, kind, { id: (req.params as Body).id }))));
-    app.put(`${P}/:id`, { schema: schema(`Edit ${n}`, { params: IdParam("id"), body: s.artifactEdit, response: { 200: s.one(n) } }) }, async (req) => {
-      const id = (req.params as Body).id;
+    app.get(`${P}/:${n}_id`, { schema: schema(`Fetch ${n}`, { params: IdParam(`${n}_id`), response: { 200: s.one(n) } }) }, async (req) =>
+      one(n, artifactRecord(kind, await findArtifact(ctx.db, req.scope, kind, { id: pathId(req) }))));
+    app.put(`${P}/:${n}_id`, { schema: schema(`Edit ${n}`, { params: IdParam(`${n}_id`), body: s.artifactEdit, response: { 200: s.one(n) } }) }, async (req) => {
+      const id = pathId(req);
       await editMetadata(ctx.db, req.scope, kind, "artifact", id, (req.body as Body)[n]);
       return one(n, artifactRecord(kind, await findArtifact(ctx.db, req.scope, kind, { id })));
     });
@@ -82,10 +85,10 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const row = await ctx.db.transaction((tx) => createVariant(tx, req.scope, kind, { id: artifactId }, input));
       return one(`${n}_variant`, variantRecord(kind, row));
     });
-    app.get(`${P}/variants/:id`, { schema: schema(`Fetch ${n} variant`, { params: IdParam("id"), response: { 200: s.one(`${n}_variant`) } }) }, async (req) =>
-      one(`${n}_variant`, variantRecord(kind, await findVariant(ctx.db, req.scope, kind, { id: (req.params as Body).id }))));
-    app.put(`${P}/variants/:id`, { schema: schema(`Edit ${n} variant`, { params: IdParam("id"), body: s.variantEdit, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
-      const id = (req.params as Body).id;
+    app.get(`${P}/variants/:${n}_variant_id`, { schema: schema(`Fetch ${n} variant`, { params: IdParam(`${n}_variant_id`), response: { 200: s.one(`${n}_variant`) } }) }, async (req) =>
+      one(`${n}_variant`, variantRecord(kind, await findVariant(ctx.db, req.scope, kind, { id: pathId(req) }))));
+    app.put(`${P}/variants/:${n}_variant_id`, { schema: schema(`Edit ${n} variant`, { params: IdParam(`${n}_variant_id`), body: s.variantEdit, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
+      const id = pathId(req);
       await editMetadata(ctx.db, req.scope, kind, "variant", id, (req.body as Body)[`${n}_variant`]);
       return one(`${n}_variant`, variantRecord(kind, await findVariant(ctx.db, req.scope, kind, { id })));
     });
@@ -125,10 +128,10 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       if (!c) throw badRequest(`Body must hold ${n}_revision_commit (or ${n}_revision)`);
       return commitBody(req, c);
     });
-    app.get(`${P}/revisions/:id`, {
-      schema: schema(`Fetch ${n} revision`, { params: IdParam("id"), querystring: Type.Object(opts.readOptions ?? {}), response: { 200: s.one(`${n}_revision`) } }),
+    app.get(`${P}/revisions/:${n}_revision_id`, {
+      schema: schema(`Fetch ${n} revision`, { params: IdParam(`${n}_revision_id`), querystring: Type.Object(opts.readOptions ?? {}), response: { 200: s.one(`${n}_revision`) } }),
     }, async (req, reply) => {
-      const rev = await findRevision(ctx.db, req.scope, kind, { id: (req.params as Body).id });
+      const rev = await findRevision(ctx.db, req.scope, kind, { id: pathId(req) });
       const options = optionsOf(req.query as Body);
       // The tag covers what a metadata edit or an archive can change; the data itself never changes.
       const tag = revisionTag(rev.id, String(new Date(rev.updated_at ?? rev.created_at).getTime()), options);
@@ -136,8 +139,8 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       if (matchesTag(req.headers["if-none-match"], tag)) return reply.code(304).send();
       return one(`${n}_revision`, await present(rev, read(req, options)));
     });
-    app.put(`${P}/revisions/:id`, { schema: schema(`Edit ${n} revision metadata`, { params: IdParam("id"), body: s.revisionEdit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
-      const id = (req.params as Body).id;
+    app.put(`${P}/revisions/:${n}_revision_id`, { schema: schema(`Edit ${n} revision metadata`, { params: IdParam(`${n}_revision_id`), body: s.revisionEdit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+      const id = pathId(req);
       await editMetadata(ctx.db, req.scope, kind, "revision", id, (req.body as Body)[`${n}_revision`]);
       return one(`${n}_revision`, await present(await findRevision(ctx.db, req.scope, kind, { id }), read(req)));
     });
@@ -206,8 +209,8 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     for (const [level, base, key, fetch] of levels) {
       for (const archived of [true, false]) {
         const action = archived ? "archive" : "unarchive";
-        app.post(`${base}/:id/${action}`, { schema: schema(`${action[0].toUpperCase()}${action.slice(1)} ${key.replace(/_/g, " ")}`, { params: IdParam("id"), response: { 200: s.one(key) } }) }, async (req) => {
-          const id = (req.params as Body).id;
+        app.post(`${base}/:${key}_id/${action}`, { schema: schema(`${action[0].toUpperCase()}${action.slice(1)} ${key.replace(/_/g, " ")}`, { params: IdParam(`${key}_id`), response: { 200: s.one(key) } }) }, async (req) => {
+          const id = pathId(req);
           await setArchived(ctx.db, req.scope, kind, level, id, archived);
           return one(key, await fetch(req, id));
         });

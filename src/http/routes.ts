@@ -26,7 +26,8 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(kindRoutes(testsets, { data: TestsetDataSchema, delta: TestsetDeltaSchema, readOptions: TestsetReadOptions }), ctx);
   await app.register(simpleRoutes(testsets, { data: TestsetDataSchema }), ctx);
   await app.register(testsetFileRoutes, ctx);
-  for (const kind of [applications, evaluators, workflows, environments, testsets]) await app.register(historyRoutes(kind), ctx);
+  const kinds = [applications, evaluators, workflows, environments, testsets];
+  for (const kind of kinds) await app.register(historyRoutes(kind, kinds), ctx);
   await app.register(secretRoutes, ctx);
   await app.register(traceRoutes, ctx);
   await app.register(forkRoutes([applications, evaluators, workflows, environments, testsets]), ctx);

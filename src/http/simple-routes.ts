@@ -46,10 +46,10 @@ export function simpleRoutes(kind: Kind, opts: SimpleRouteOptions) {
       const id = await ctx.db.transaction((tx) => createSimple(tx, req.scope, kind, input));
       return respond(req.scope, id);
     });
-    app.get(`${P}/:id`, { schema: { tags, summary: `Fetch simple ${n}`, params: IdParam("id"), response: { 200: one } } }, async (req) =>
-      respond(req.scope, (req.params as any).id));
-    app.put(`${P}/:id`, { schema: { tags, summary: `Edit simple ${n}`, params: IdParam("id"), body: edit, response: { 200: one } } }, async (req) => {
-      const id = (req.params as any).id;
+    app.get(`${P}/:${n}_id`, { schema: { tags, summary: `Fetch simple ${n}`, params: IdParam(`${n}_id`), response: { 200: one } } }, async (req) =>
+      respond(req.scope, (req.params as any)[`${n}_id`]));
+    app.put(`${P}/:${n}_id`, { schema: { tags, summary: `Edit simple ${n}`, params: IdParam(`${n}_id`), body: edit, response: { 200: one } } }, async (req) => {
+      const id = (req.params as any)[`${n}_id`];
       await ctx.db.transaction((tx) => editSimple(tx, req.scope, kind, id, (req.body as any)[n]));
       return respond(req.scope, id);
     });
@@ -60,8 +60,8 @@ export function simpleRoutes(kind: Kind, opts: SimpleRouteOptions) {
     });
     for (const archived of [true, false]) {
       const action = archived ? "archive" : "unarchive";
-      app.post(`${P}/:id/${action}`, { schema: { tags, summary: `${action} simple ${n}`, params: IdParam("id"), response: { 200: one } } }, async (req) => {
-        const id = (req.params as any).id;
+      app.post(`${P}/:${n}_id/${action}`, { schema: { tags, summary: `${action} simple ${n}`, params: IdParam(`${n}_id`), response: { 200: one } } }, async (req) => {
+        const id = (req.params as any)[`${n}_id`];
         await archiveSimple(ctx.db, req.scope, kind, id, archived);
         return respond(req.scope, id);
       });
@@ -69,8 +69,8 @@ export function simpleRoutes(kind: Kind, opts: SimpleRouteOptions) {
     if (opts.guard) {
       for (const guarded of [true, false]) {
         const action = guarded ? "guard" : "unguard";
-        app.post(`${P}/:id/${action}`, { schema: { tags, summary: `${action} ${n}: a guarded ${n} refuses deploys and commits`, params: IdParam("id"), response: { 200: one } } }, async (req) => {
-          const id = (req.params as any).id;
+        app.post(`${P}/:${n}_id/${action}`, { schema: { tags, summary: `${action} ${n}: a guarded ${n} refuses deploys and commits`, params: IdParam(`${n}_id`), response: { 200: one } } }, async (req) => {
+          const id = (req.params as any)[`${n}_id`];
           const artifact = await findArtifact(ctx.db, req.scope, kind, { id });
           if (artifact.deleted_at) throw conflict(`${n} ${artifact.slug} is archived`);
           await editMetadata(ctx.db, req.scope, kind, "artifact", id, { flags: { ...(artifact.flags as Record<string, boolean>), is_guarded: guarded } });

@@ -1,0 +1,75 @@
+import type { Scope } from "../accounts/project-defaults.ts";
+import type { Queryable } from "../db/database.ts";
+import { badRequest, HttpError } from "../http/errors.ts";
+import type { Reference } from "./filters.ts";
+import { dotPath, getIn, type Json } from "./json-path.ts";
+import type { Kind } from "./kind.ts";
+import { retrieveRevision } from "./resolve.ts";
+
+/**
+ * Embedded references: a value `{"@ag.embed": {"@ag.references": {"workflow_revision": {"id": …}},
+ * "@ag.selector": {"path": "parameters.prompt"}}}` inside revision data stands for (a part of) another
+ * revision's data. Resolving inlines them, recursively, within depth and count limits.
+ */
+export interface ResolveLimits {
+  maxDepth: number;
+  maxEmbeds: number;
+  errorPolicy: "exception" | "placeholder" | "keep";
+}
+
+export interface ResolutionInfo {
+  references_used: Record<string, Reference>[];
+  depth_reached: number;
+  embeds_resolved: number;
+  errors: string[];
+}
+
+const EMBED = "@ag.embed";
+const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export async function resolveEmbeds(db: Queryable, scope: Scope, kinds: Kind[], data: Json, limits: ResolveLimits) {
+  const info: ResolutionInfo = { references_used: [], depth_reached: 0, embeds_resolved: 0, errors: [] };
+
+  const fail = (message: string, embed: Json): Json => {
+    if (limits.errorPolicy === "exception") throw badRequest(`Cannot resolve embedded reference: ${message}`);
+    info.errors.push(message);
+    return limits.errorPolicy === "placeholder" ? `<unresolved: ${message}>` : embed;
+  };
+
+  async function walk(value: Json, depth: number): Promise<Json> {
+    if (Array.isArray(value)) return Promise.all(value.map((v) => walk(v, depth)));
+    if (!isObject(value)) return value;
+    if (!(EMBED in value)) {
+      const out: Record<string, Json> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = await walk(v, depth);
+      return out;
+    }
+    const embed = value[EMBED];
+    if (depth >= limits.maxDepth) return fail(`depth limit ${limits.maxDepth} reached`, value);
+    if (info.embeds_resolved >= limits.maxEmbeds) return fail(`embed limit ${limits.maxEmbeds} reached`, value);
+    const refs = isObject(embed) && isObject(embed["@ag.references"]) ? (embed["@ag.references"] as Record<string, Reference>) : null;
+    if (!refs) return fail("an @ag.embed needs @ag.references", value);
+    const target = await load(refs).catch((e: unknown) => (e instanceof HttpError ? e : Promise.reject(e)));
+    if (target instanceof HttpError) return fail(String(target.detail), value);
+    info.references_used.push(refs);
+    info.embeds_resolved += 1;
+    info.depth_reached = Math.max(info.depth_reached, depth + 1);
+    const selector = isObject(embed) && isObject(embed["@ag.selector"]) ? embed["@ag.selector"].path : null;
+    const part = typeof selector === "string" && selector ? getIn(target, dotPath(selector)) : target;
+    if (part === undefined) return fail(`path ${selector} not found in the embedded revision`, value);
+    return walk(part, depth + 1);
+  }
+
+  async function load(refs: Record<string, Reference>): Promise<Json> {
+    // Testset data is stored as chunk lists, not as configuration: it cannot be embedded.
+    for (const kind of kinds.filter((k) => k.family !== "testset")) {
+      const n = kind.name;
+      if (!refs[n] && !refs[`${n}_variant`] && !refs[`${n}_revision`]) continue;
+      const { revision } = await retrieveRevision(db, scope, kind, { artifact: refs[n], variant: refs[`${n}_variant`], revision: refs[`${n}_revision`] });
+      return (revision.data ?? null) as Json;
+    }
+    throw badRequest(`no known entity in references ${JSON.stringify(Object.keys(refs))}`);
+  }
+
+  return { data: await walk(data, 0), info };
+}
