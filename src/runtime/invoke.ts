@@ -1,0 +1,240 @@
+import { type WorkflowUri, formatUri, parseUri } from "../workflows/uri.ts";
+import { runCode } from "./code/code.ts";
+import { DEFAULT_SANDBOX_LIMITS } from "./code/sandbox.ts";
+import { invalidInputs, invalidParameters, toWorkflowError, type WorkflowError } from "./errors.ts";
+import { callHook, HOOK_MAX_RESPONSE_BYTES, HOOK_TIMEOUT_MS } from "./hook.ts";
+import { toModelMessages } from "./messages.ts";
+import { renderPrompt, type PromptMode } from "./prompt.ts";
+import { complete, completeStream, type LlmCall, type LlmResult, type Usage } from "./providers/complete.ts";
+import { type Environment, languageModel, type ProviderSecret, resolveModelTarget } from "./providers/resolve.ts";
+import { type OpenSpan, type TraceRecord, Tracer } from "./trace.ts";
+
+export const PROVIDER_TIMEOUT_MS = 120_000;
+
+/** Everything one invocation needs; the caller has already resolved the revision and the secrets. */
+export interface InvokeRequest {
+  uri: string;
+  /** Hook: the user's endpoint (`POST {url}/invoke`) and the headers to send with it. */
+  url?: string | null;
+  headers?: Record<string, unknown> | null;
+  /** Code: the script and its language (javascript only). */
+  script?: string | null;
+  runtime?: string | null;
+  parameters?: Record<string, unknown> | null;
+  inputs?: Record<string, unknown> | null;
+  /** Evaluators: what the application produced, its trace, the testcase. */
+  outputs?: unknown;
+  trace?: unknown;
+  testcase?: unknown;
+  secrets?: ProviderSecret[];
+  /** Where `{PROVIDER}_API_KEY` and `OPENAI_BASE_URL` are read; defaults to `process.env`. */
+  env?: Environment;
+  /** From `TESSERA_ALLOW_PRIVATE_HOOKS=true`: lets hooks and custom provider URLs reach private addresses over http. */
+  allowPrivateHooks?: boolean;
+  timeouts?: { providerMs?: number; hookMs?: number; codeMs?: number };
+  limits?: { codeMemoryBytes?: number; hookResponseBytes?: number };
+  /** Fix the trace and root span ids up front (e.g. to send headers before a stream starts). */
+  traceIds?: { traceId?: string; spanId?: string };
+}
+
+export interface WorkflowResult extends TraceRecord {
+  outputs: unknown;
+  usage?: Usage;
+}
+
+export type StreamEvent = { type: "delta"; text: string } | { type: "done"; result: WorkflowResult };
+
+type HandlerKind = PromptMode | "hook" | "code";
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function handlerFor(uri: WorkflowUri | null, raw: string): HandlerKind {
+  if (uri?.provider === "svc" && uri.version === "v0") {
+    if (uri.kind === "builtin" && (uri.key === "completion" || uri.key === "chat")) return uri.key;
+    if (uri.kind === "custom" && (uri.key === "hook" || uri.key === "code")) return uri.key;
+  }
+  throw invalidParameters(`No hosted handler for workflow URI '${raw}'`);
+}
+
+/** Runs one invocation to its end. Throws a WorkflowError whose `trace` holds the spans recorded. */
+export async function invokeWorkflow(request: InvokeRequest): Promise<WorkflowResult> {
+  const invocation = new Invocation(request);
+  try {
+    return invocation.finish(await invocation.run());
+  } catch (error) {
+    throw invocation.fail(error);
+  }
+}
+
+/**
+ * The same, as events: text deltas while a completion or chat model writes, then `done` with the
+ * result. Hooks and code produce only `done`. Stopping early cancels the provider call.
+ */
+export async function* streamWorkflow(request: InvokeRequest): AsyncGenerator<StreamEvent> {
+  const invocation = new Invocation(request);
+  try {
+    let outcome: Outcome | undefined;
+    for await (const event of invocation.stream()) {
+      if (event.type === "delta") yield event;
+      else outcome = event.outcome;
+    }
+    yield { type: "done", result: invocation.finish(outcome!) };
+  } catch (error) {
+    throw invocation.fail(error);
+  } finally {
+    invocation.abandon();
+  }
+}
+
+interface Outcome {
+  outputs: unknown;
+  usage?: Usage;
+}
+
+class Invocation {
+  readonly request: InvokeRequest;
+  readonly tracer: Tracer;
+  readonly root: OpenSpan;
+  handlerSpan: OpenSpan | null = null;
+  callSpan: OpenSpan | null = null;
+
+  constructor(request: InvokeRequest) {
+    this.request = request;
+    this.tracer = new Tracer(request.traceIds?.traceId);
+    const uri = parseUri(request.uri);
+    this.root = this.tracer.start(uri ? formatUri(uri) : request.uri, "workflow", null, request.traceIds?.spanId);
+    this.root.set({ inputs: request.inputs ?? {}, parameters: request.parameters ?? {}, uri: request.uri });
+  }
+
+  get inputs(): Record<string, unknown> {
+    const inputs = this.request.inputs ?? {};
+    if (!isObject(inputs)) throw invalidInputs("inputs must be an object");
+    return inputs;
+  }
+
+  get parameters(): Record<string, unknown> {
+    const parameters = this.request.parameters ?? {};
+    if (!isObject(parameters)) throw invalidParameters("parameters must be an object");
+    return parameters;
+  }
+
+  kind(): HandlerKind {
+    const kind = handlerFor(parseUri(this.request.uri), this.request.uri);
+    this.handlerSpan ??= this.tracer.start(kind, "task", this.root.span);
+    return kind;
+  }
+
+  async run(): Promise<Outcome> {
+    const kind = this.kind();
+    if (kind === "hook") return this.hook();
+    if (kind === "code") return this.code();
+    const result = await complete(this.llmCall(kind));
+    return this.llmDone(result);
+  }
+
+  async *stream(): AsyncGenerator<{ type: "delta"; text: string } | { type: "done"; outcome: Outcome }> {
+    const kind = this.kind();
+    if (kind === "hook" || kind === "code") {
+      yield { type: "done", outcome: await this.run() };
+      return;
+    }
+    for await (const event of completeStream(this.llmCall(kind))) {
+      if (event.type === "delta") yield event;
+      else yield { type: "done", outcome: this.llmDone(event.result) };
+    }
+  }
+
+  llmCall(mode: PromptMode): LlmCall {
+    const prompt = renderPrompt(this.parameters, this.inputs, mode);
+    this.handlerSpan!.set({ template_format: prompt.templateFormat, messages: prompt.messages });
+    const target = resolveModelTarget(prompt.llmConfig.model, this.request.secrets ?? [], this.request.env ?? process.env);
+    const { model: _model, ...settings } = prompt.llmConfig;
+    this.callSpan = this.tracer.start(`${target.provider}.chat`, "chat", this.handlerSpan!.span);
+    this.callSpan.set({ provider: target.provider, model: target.model, settings, prompt: prompt.messages });
+    return {
+      target,
+      model: languageModel(target, this.request.allowPrivateHooks === true),
+      messages: toModelMessages(prompt.messages, invalidInputs),
+      config: prompt.llmConfig,
+      mode,
+      timeoutMs: this.request.timeouts?.providerMs ?? PROVIDER_TIMEOUT_MS,
+    };
+  }
+
+  llmDone(result: LlmResult): Outcome {
+    this.callSpan!.set({ outputs: result.outputs, usage: result.usage, finish_reason: result.finishReason });
+    this.callSpan!.end();
+    return { outputs: result.outputs, usage: result.usage };
+  }
+
+  async hook(): Promise<Outcome> {
+    const { url, headers } = this.request;
+    if (typeof url !== "string" || url.trim() === "") throw invalidParameters("A custom hook needs a url");
+    if (headers !== undefined && headers !== null && !isObject(headers)) throw invalidParameters("Hook headers must be an object");
+    const stringHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"));
+    this.callSpan = this.tracer.start("hook.invoke", "hook", this.handlerSpan!.span);
+    this.callSpan.set({ url: redactedUrl(url) });
+    const { inputs, parameters } = this;
+    const { outputs, trace, testcase } = this.request;
+    const result = await callHook({
+      url,
+      headers: stringHeaders,
+      body: { inputs, parameters, ...(outputs !== undefined && { outputs }), ...(trace !== undefined && { trace }), ...(testcase !== undefined && { testcase }) },
+      allowPrivate: this.request.allowPrivateHooks === true,
+      timeoutMs: this.request.timeouts?.hookMs ?? HOOK_TIMEOUT_MS,
+      maxResponseBytes: this.request.limits?.hookResponseBytes ?? HOOK_MAX_RESPONSE_BYTES,
+    });
+    this.callSpan.set({ status: result.status, outputs: result.outputs });
+    this.callSpan.end();
+    return { outputs: result.outputs };
+  }
+
+  async code(): Promise<Outcome> {
+    this.callSpan = this.tracer.start("code.run", "code", this.handlerSpan!.span);
+    const result = await runCode({
+      script: this.request.script,
+      runtime: this.request.runtime,
+      inputs: this.inputs,
+      parameters: this.parameters,
+      outputs: this.request.outputs,
+      trace: this.request.trace,
+      limits: {
+        timeMs: this.request.timeouts?.codeMs ?? DEFAULT_SANDBOX_LIMITS.timeMs,
+        memoryBytes: this.request.limits?.codeMemoryBytes ?? DEFAULT_SANDBOX_LIMITS.memoryBytes,
+      },
+    });
+    this.callSpan.set({ entry: result.entry, outputs: result.outputs });
+    this.callSpan.end();
+    return { outputs: result.outputs };
+  }
+
+  finish(outcome: Outcome): WorkflowResult {
+    this.handlerSpan?.set({ outputs: outcome.outputs });
+    this.handlerSpan?.end();
+    this.root.set({ outputs: outcome.outputs, ...(outcome.usage && { usage: outcome.usage }) });
+    this.root.end();
+    return { outputs: outcome.outputs, ...(outcome.usage && { usage: outcome.usage }), ...this.tracer.record(this.root.span) };
+  }
+
+  fail(error: unknown): WorkflowError {
+    const failure = toWorkflowError(error);
+    for (const span of [this.callSpan, this.handlerSpan, this.root]) span?.end(failure);
+    failure.trace = this.tracer.record(this.root.span);
+    return failure;
+  }
+
+  /** A stream dropped before its end: close what is still open. */
+  abandon(): void {
+    for (const span of [this.callSpan, this.handlerSpan, this.root]) span?.end({ message: "cancelled" });
+  }
+}
+
+/** Hook URLs may carry tokens in their query or credentials: traces keep only origin and path. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return "(invalid url)";
+  }
+}

@@ -1,0 +1,81 @@
+import { invalidInputs, invalidParameters } from "./errors.ts";
+import { type LlmConfig, parseLlmConfig } from "./llm-config.ts";
+import { type ChatMessage, parseMessages } from "./messages.ts";
+import { isTemplateFormat, renderTemplate, type TemplateFormat } from "./templates/render.ts";
+import { TemplateError } from "./templates/template-error.ts";
+
+export type PromptMode = "completion" | "chat";
+
+export interface RenderedPrompt {
+  messages: ChatMessage[];
+  llmConfig: LlmConfig;
+  templateFormat: TemplateFormat;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Turns `parameters.prompt` and the inputs into the messages to send: every message's text and the
+ * response format are rendered with the inputs; in chat mode `inputs.messages` (the history) is
+ * appended after them as it is. Every missing variable is reported at once.
+ */
+export function renderPrompt(parameters: Record<string, unknown>, inputs: Record<string, unknown>, mode: PromptMode): RenderedPrompt {
+  const prompt = parameters.prompt;
+  if (!isObject(prompt)) throw invalidParameters("parameters.prompt is required and must be an object");
+  const format = prompt.template_format ?? "curly";
+  if (!isTemplateFormat(format)) throw invalidParameters("prompt.template_format must be one of curly, mustache, fstring, jinja2");
+  const messages = parseMessages(prompt.messages, "parameters.prompt.messages", invalidParameters);
+  if (!isObject(prompt.llm_config)) throw invalidParameters("parameters.prompt.llm_config is required and must be an object");
+
+  checkInputKeys(prompt.input_keys, inputs);
+  const history = mode === "chat" ? inputs.messages : undefined;
+  const variables = mode === "chat" ? Object.fromEntries(Object.entries(inputs).filter(([key]) => key !== "messages")) : inputs;
+  // A variable literally named `inputs` wins over the nested copy, as literal keys win in paths.
+  const context = { inputs: variables, ...variables };
+
+  const missing: string[] = [];
+  const render = (template: string, where: string): string => {
+    try {
+      return renderTemplate(format, template, context);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      if (error.missing.length === 0) throw invalidParameters(`Invalid ${format} template in ${where}: ${error.message}`);
+      missing.push(...error.missing);
+      return template;
+    }
+  };
+
+  const rendered = messages.map((message, i): ChatMessage => {
+    const where = `prompt.messages[${i}].content`;
+    if (typeof message.content === "string") return { ...message, content: render(message.content, where) };
+    if (Array.isArray(message.content)) {
+      const content = message.content.map((part, j) => (part.type === "text" ? { ...part, text: render(part.text ?? "", `${where}[${j}].text`) } : part));
+      return { ...message, content };
+    }
+    return message;
+  });
+  const rawConfig = { ...prompt.llm_config };
+  if (rawConfig.response_format !== undefined) rawConfig.response_format = renderStrings(rawConfig.response_format, (s) => render(s, "llm_config.response_format"));
+
+  if (missing.length > 0) {
+    const names = [...new Set(missing)];
+    throw invalidInputs(`Missing template variable${names.length > 1 ? "s" : ""}: ${names.join(", ")}`);
+  }
+
+  const historyMessages = history !== undefined && history !== null ? parseMessages(history, "inputs.messages", invalidInputs) : [];
+  return { messages: [...rendered, ...historyMessages], llmConfig: parseLlmConfig(rawConfig), templateFormat: format };
+}
+
+function checkInputKeys(inputKeys: unknown, inputs: Record<string, unknown>): void {
+  if (inputKeys === undefined || inputKeys === null) return;
+  if (!Array.isArray(inputKeys) || !inputKeys.every((k) => typeof k === "string")) throw invalidParameters("prompt.input_keys must be a list of strings");
+  const absent = inputKeys.filter((key) => !Object.hasOwn(inputs, key));
+  if (absent.length > 0) throw invalidInputs(`Missing required input${absent.length > 1 ? "s" : ""}: ${absent.join(", ")}`);
+}
+
+function renderStrings(value: unknown, render: (s: string) => string): unknown {
+  if (typeof value === "string") return render(value);
+  if (Array.isArray(value)) return value.map((v) => renderStrings(v, render));
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderStrings(v, render)]));
+  return value;
+}

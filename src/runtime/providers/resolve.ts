@@ -1,0 +1,81 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import type { LanguageModel } from "ai";
+import { invalidParameters, invalidSecrets } from "../errors.ts";
+import { guardedFetch } from "../net/guarded-request.ts";
+import { knownProvider, type ProviderKind, providerForModelName } from "./catalog.ts";
+
+/** A provider key for one call. A provider the catalog does not know is a custom, OpenAI-compatible one. */
+export interface ProviderSecret {
+  provider: string;
+  api_key: string;
+  base_url?: string | null;
+}
+
+export type Environment = Record<string, string | undefined>;
+
+export interface ModelTarget {
+  provider: string;
+  model: string;
+  kind: ProviderKind;
+  apiKey: string;
+  baseUrl?: string;
+  /** The base URL came from a secret, i.e. from a user: it goes through the SSRF guard. */
+  userBaseUrl: boolean;
+}
+
+/**
+ * `gpt-4o-mini`, `openai/gpt-4o`, `anthropic/claude-…`, `{custom-slug}/model`: which provider, which
+ * model name, which key (per-call secrets first, then `{PROVIDER}_API_KEY`), which base URL.
+ */
+export function resolveModelTarget(modelId: string, secrets: ProviderSecret[], env: Environment): ModelTarget {
+  const secretFor = (provider: string) => secrets.find((s) => s.provider.trim().toLowerCase() === provider);
+  const slash = modelId.indexOf("/");
+  if (slash > 0) {
+    const prefix = modelId.slice(0, slash).toLowerCase();
+    const secret = secretFor(prefix);
+    if (secret || knownProvider(prefix)) return target(prefix, modelId.slice(slash + 1), modelId, secret, env);
+  }
+  const inferred = providerForModelName(modelId);
+  if (inferred) return target(inferred, modelId, modelId, secretFor(inferred), env);
+  throw invalidParameters(`Cannot tell which provider serves model '${modelId}': prefix it with the provider, e.g. 'openai/${modelId}'`);
+}
+
+function target(provider: string, model: string, modelId: string, secret: ProviderSecret | undefined, env: Environment): ModelTarget {
+  const known = knownProvider(provider);
+  if (!known && !secret?.base_url) throw invalidSecrets(`Provider '${provider}' (model '${modelId}') is not known and its secret has no base URL`);
+  const apiKey = secret?.api_key || known?.keyVariables.map((name) => env[name]).find(Boolean);
+  if (!apiKey && known) {
+    throw invalidSecrets(`No API key for provider '${provider}' (model '${modelId}'): add a '${provider}' provider secret or set ${known.keyVariables[0]}`);
+  }
+  const envBaseUrl = known?.baseUrlVariable ? env[known.baseUrlVariable] : undefined;
+  return {
+    provider,
+    model,
+    kind: known?.kind ?? "openai-compatible",
+    apiKey: apiKey ?? "",
+    baseUrl: secret?.base_url || envBaseUrl || known?.baseUrl,
+    userBaseUrl: Boolean(secret?.base_url),
+  };
+}
+
+export function languageModel(target: ModelTarget, allowPrivate: boolean): LanguageModel {
+  const fetch = target.userBaseUrl ? guardedFetch(allowPrivate) : undefined;
+  const apiKey = target.apiKey || undefined;
+  switch (target.kind) {
+    case "openai":
+      return createOpenAI({ apiKey, baseURL: target.baseUrl, fetch }).chat(target.model);
+    case "anthropic":
+      return createAnthropic({ apiKey, baseURL: target.baseUrl, fetch }).languageModel(target.model);
+    case "openai-compatible":
+      return createOpenAICompatible({
+        name: target.provider,
+        apiKey,
+        baseURL: target.baseUrl!,
+        fetch,
+        includeUsage: true,
+        supportsStructuredOutputs: true,
+      }).chatModel(target.model);
+  }
+}
