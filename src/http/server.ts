@@ -8,6 +8,7 @@ import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error
 import { registerJsonBody } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { projectRoutes } from "./routes.ts";
+import { servicesRoutes } from "./services-routes.ts";
 import { validatorCompiler } from "./validation.ts";
 
 export interface ServerOptions {
@@ -67,6 +68,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       await project.register(projectRoutes, routeContext);
     });
   }, { prefix: "/api" });
+  await app.register(servicesRoutes, routeContext);
 
   return app;
 }

@@ -44,12 +44,18 @@ function prepare(wrapper: string) {
   };
 }
 
-/** Adds the hosted runtime's address to what was stored. */
+/**
+ * Adds the hosted runtime's address to what was stored: built-in handlers are served at
+ * `/services/{key}/{version}`; custom code at its revision's own address, since the script that
+ * runs is part of the revision rather than of the request.
+ */
 export function presentWorkflowData(row: RevisionRow, read: Pick<ReadContext, "config">): unknown {
   const data = row.data as WorkflowData | null;
   if (!data?.uri) return data;
   const uri = parseUri(data.uri);
-  return uri && isHosted(uri) ? { ...data, url: serviceUrl(read.config.publicUrl, uri) } : data;
+  if (!uri || !isHosted(uri)) return data;
+  const url = uri.kind === "custom" ? `${read.config.publicUrl}/services/revisions/${row.id}` : serviceUrl(read.config.publicUrl, uri);
+  return { ...data, url };
 }
 
 function workflowKind(name: string, plural: string, flags: Record<string, boolean>): Kind {

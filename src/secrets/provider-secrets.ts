@@ -12,10 +12,9 @@ export interface ProviderSecretInput {
   base_url?: string | null;
 }
 
-/** What a runtime needs to call a provider; only the runtime ever sees `api_key`. */
+/** What a runtime needs to call a provider; only the runtime ever sees `api_key`. Model ids `{provider}/model` pick it. */
 export interface ProviderSecret {
   provider: string;
-  slug: string;
   api_key: string;
   base_url?: string;
 }
@@ -45,5 +44,6 @@ export async function projectSecrets(db: Queryable, scope: Scope, cipher: Secret
   const rows = await db.query<{ provider: string; slug: string; base_url: string | null; encrypted_key: Uint8Array }>(
     "SELECT provider, slug, base_url, encrypted_key FROM provider_secrets WHERE project_id = $1", [scope.projectId],
   );
-  return rows.map((r) => ({ provider: r.provider, slug: r.slug, api_key: cipher.decrypt(r.encrypted_key), ...(r.base_url ? { base_url: r.base_url } : {}) }));
+  // A secret answers to its slug (which defaults to the provider's name): `my-vllm/llama-3` picks slug my-vllm.
+  return rows.map((r) => ({ provider: r.slug, api_key: cipher.decrypt(r.encrypted_key), ...(r.base_url ? { base_url: r.base_url } : {}) }));
 }

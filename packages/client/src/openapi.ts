@@ -11034,6 +11034,567 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/services/{key}/{version}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A hosted service's liveness */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                    version: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/{key}/{version}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** inspect a hosted service */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                    version: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        data?: {
+                            inputs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            outputs?: unknown;
+                            parameters?: {
+                                [key: string]: unknown;
+                            } | null;
+                            revision?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase?: {
+                                [key: string]: unknown;
+                            } | null;
+                            trace?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        flags?: ({
+                            stream?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        meta?: {
+                            [key: string]: unknown;
+                        } | null;
+                        references?: {
+                            [key: string]: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            };
+                        } | null;
+                        selector?: {
+                            key?: string | null;
+                        } | null;
+                        session_id?: string | null;
+                        tags?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/{key}/{version}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** invoke a hosted service */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                    version: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        data?: {
+                            inputs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            outputs?: unknown;
+                            parameters?: {
+                                [key: string]: unknown;
+                            } | null;
+                            revision?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase?: {
+                                [key: string]: unknown;
+                            } | null;
+                            trace?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        flags?: ({
+                            stream?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        meta?: {
+                            [key: string]: unknown;
+                        } | null;
+                        references?: {
+                            [key: string]: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            };
+                        } | null;
+                        selector?: {
+                            key?: string | null;
+                        } | null;
+                        session_id?: string | null;
+                        tags?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runtime liveness */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** inspect, dispatching on the revision's URI */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        data?: {
+                            inputs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            outputs?: unknown;
+                            parameters?: {
+                                [key: string]: unknown;
+                            } | null;
+                            revision?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase?: {
+                                [key: string]: unknown;
+                            } | null;
+                            trace?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        flags?: ({
+                            stream?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        meta?: {
+                            [key: string]: unknown;
+                        } | null;
+                        references?: {
+                            [key: string]: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            };
+                        } | null;
+                        selector?: {
+                            key?: string | null;
+                        } | null;
+                        session_id?: string | null;
+                        tags?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** invoke, dispatching on the revision's URI */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        data?: {
+                            inputs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            outputs?: unknown;
+                            parameters?: {
+                                [key: string]: unknown;
+                            } | null;
+                            revision?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase?: {
+                                [key: string]: unknown;
+                            } | null;
+                            trace?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        flags?: ({
+                            stream?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        meta?: {
+                            [key: string]: unknown;
+                        } | null;
+                        references?: {
+                            [key: string]: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            };
+                        } | null;
+                        selector?: {
+                            key?: string | null;
+                        } | null;
+                        session_id?: string | null;
+                        tags?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/revisions/{revision_id}/inspect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** inspect one revision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    revision_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        data?: {
+                            inputs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            outputs?: unknown;
+                            parameters?: {
+                                [key: string]: unknown;
+                            } | null;
+                            revision?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase?: {
+                                [key: string]: unknown;
+                            } | null;
+                            trace?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        flags?: ({
+                            stream?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        meta?: {
+                            [key: string]: unknown;
+                        } | null;
+                        references?: {
+                            [key: string]: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            };
+                        } | null;
+                        selector?: {
+                            key?: string | null;
+                        } | null;
+                        session_id?: string | null;
+                        tags?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/revisions/{revision_id}/invoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** invoke one revision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    revision_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        data?: {
+                            inputs?: {
+                                [key: string]: unknown;
+                            } | null;
+                            outputs?: unknown;
+                            parameters?: {
+                                [key: string]: unknown;
+                            } | null;
+                            revision?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase?: {
+                                [key: string]: unknown;
+                            } | null;
+                            trace?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        flags?: ({
+                            stream?: boolean | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        meta?: {
+                            [key: string]: unknown;
+                        } | null;
+                        references?: {
+                            [key: string]: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            };
+                        } | null;
+                        selector?: {
+                            key?: string | null;
+                        } | null;
+                        session_id?: string | null;
+                        tags?: {
+                            [key: string]: unknown;
+                        } | null;
+                        version?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -1,0 +1,177 @@
+import { Readable } from "node:stream";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { Scope } from "../accounts/project-defaults.ts";
+import { templateByKey } from "../catalog/lookup.ts";
+import type { AppContext } from "../context.ts";
+import { workflows, type WorkflowData } from "../kinds/workflows.ts";
+import { resolveConfiguration, type InvokeSources } from "../runtime/configuration.ts";
+import { envelopeHeaders, failureEnvelope, successEnvelope } from "../runtime/envelope.ts";
+import { ERROR_TYPES, invalidParameters, toWorkflowError, WorkflowError } from "../runtime/errors.ts";
+import { invokeWorkflow, streamWorkflow, type InvokeRequest, type StreamEvent, type WorkflowResult } from "../runtime/invoke.ts";
+import { encodeSse } from "../runtime/sse.ts";
+import { newSpanId, newTraceId } from "../runtime/trace.ts";
+import { secretCipher } from "../secrets/cipher.ts";
+import { projectSecrets } from "../secrets/provider-secrets.ts";
+import { saveTrace } from "../traces/traces.ts";
+import { findRevision } from "../versioning/revisions.ts";
+import { formatUri, parseUri } from "../workflows/uri.ts";
+import { authenticate } from "./authentication.ts";
+import { HttpError } from "./errors.ts";
+import { FreeObject, Nullable, Reference } from "./kind-schemas.ts";
+
+const InvokeBody = Type.Object({
+  version: Nullable(Type.String()),
+  data: Nullable(Type.Object({
+    inputs: Nullable(FreeObject),
+    parameters: Nullable(FreeObject),
+    revision: Nullable(FreeObject),
+    testcase: Nullable(FreeObject),
+    trace: Nullable(FreeObject),
+    outputs: Type.Optional(Type.Unknown()),
+  }, { additionalProperties: false })),
+  references: Nullable(Type.Record(Type.String(), Reference)),
+  selector: Nullable(Type.Object({ key: Nullable(Type.String()) }, { additionalProperties: false })),
+  flags: Nullable(Type.Object({ stream: Nullable(Type.Boolean()) }, { additionalProperties: true })),
+  tags: Nullable(FreeObject),
+  meta: Nullable(FreeObject),
+  session_id: Nullable(Type.String()),
+}, { additionalProperties: false });
+
+type Body = { data?: Record<string, any> | null; references?: InvokeSources["references"]; selector?: InvokeSources["selector"]; flags?: { stream?: boolean | null } | null; session_id?: string | null };
+const KeyParams = Type.Object({ key: Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), version: Type.String({ pattern: "^[A-Za-z0-9_.-]+$" }) });
+const RevisionParams = Type.Object({ revision_id: Type.String({ format: "uuid" }) });
+const CUSTOM = new Set(["hook", "code"]);
+
+/**
+ * The hosted runtime at `data.url`: `/services/{key}/{version}/invoke|inspect|health`, the root
+ * `/services/invoke|inspect` that dispatch on the revision's URI, and `/services/revisions/{id}/…`
+ * (the address of a custom-code revision, whose script lives on the revision).
+ */
+export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
+  const cipher = secretCipher(ctx.config);
+  const tags = ["Runtime"];
+  app.decorateRequest("scope", null as unknown as Scope);
+  app.addHook("onRequest", async (request) => {
+    if (!request.url.split("?")[0].endsWith("/health")) request.scope = await authenticate(ctx.db, request);
+  });
+
+  app.get("/services/health", { schema: { tags, summary: "Runtime liveness", security: [] } }, async () => ({ status: "ok" }));
+  app.get("/services/:key/:version/health", { schema: { tags, summary: "A hosted service's liveness", params: KeyParams, security: [] } }, async (req, reply) => {
+    const { key } = req.params as { key: string };
+    if (!templateByKey("workflows", key)) return reply.code(404).send({ detail: `No hosted service ${key}` });
+    return { status: "ok" };
+  });
+
+  const pathUri = (req: FastifyRequest) => {
+    const { key, version } = req.params as { key: string; version: string };
+    return `svc:${CUSTOM.has(key) ? "custom" : "builtin"}:${key}:${version}`;
+  };
+
+  for (const action of ["invoke", "inspect"] as const) {
+    const run = action === "invoke" ? invoke : inspect;
+    app.post(`/services/:key/:version/${action}`, { schema: { tags, summary: `${action} a hosted service`, params: KeyParams, body: InvokeBody } }, (req, reply) =>
+      run(req, reply, async (body) => configured(req, body, pathUri(req))));
+    app.post(`/services/${action}`, { schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody } }, (req, reply) =>
+      run(req, reply, async (body) => configured(req, body, null)));
+    app.post(`/services/revisions/:revision_id/${action}`, { schema: { tags, summary: `${action} one revision`, params: RevisionParams, body: InvokeBody } }, (req, reply) =>
+      run(req, reply, async (body) => {
+        const revision = await findRevision(ctx.db, req.scope, workflows, { id: (req.params as { revision_id: string }).revision_id });
+        const stored = (revision.data ?? {}) as WorkflowData;
+        const inline = body.data?.parameters;
+        return {
+          data: { ...stored, ...(inline ? { parameters: inline } : {}) },
+          references: { workflow: { id: revision.artifact_id, slug: revision.artifact_slug }, workflow_revision: { id: revision.id, slug: revision.slug, version: String(revision.version) } },
+        };
+      }));
+  }
+
+  /** The configuration of this call; a path's service and a revision's URI must agree. */
+  async function configured(req: FastifyRequest, body: Body, fromPath: string | null) {
+    const config = await resolveConfiguration(ctx, req.scope, {
+      parameters: body.data?.parameters, revision: body.data?.revision, references: body.references, selector: body.selector,
+    });
+    const stored = config.data.uri ? parseUri(config.data.uri) : null;
+    if (fromPath && stored && formatUri(stored) !== fromPath) {
+      throw invalidParameters(`This service runs ${fromPath}, but the revision's URI is ${config.data.uri}: POST to its own data.url`);
+    }
+    const uri = fromPath ?? config.data.uri;
+    if (!uri) throw invalidParameters("No workflow URI: send data.revision.data.uri or references to a revision");
+    return { ...config, data: { ...config.data, uri } };
+  }
+
+  async function inspect(req: FastifyRequest, reply: FastifyReply, configure: (b: Body) => Promise<{ data: WorkflowData; references: Record<string, unknown> | null }>) {
+    try {
+      const { data, references } = await configure(req.body as Body);
+      const template = templateByKey("workflows", parseUri(data.uri!)?.key ?? "");
+      return { version: "2025.07.14", data: { uri: data.uri, url: data.url ?? null, schemas: data.schemas ?? template?.data?.schemas ?? null, parameters: data.parameters ?? null }, references };
+    } catch (error) {
+      return answerFailure(reply, error, { traceId: newTraceId(), spanId: newSpanId() });
+    }
+  }
+
+  async function invoke(req: FastifyRequest, reply: FastifyReply, configure: (b: Body) => Promise<{ data: WorkflowData; references: Record<string, unknown> | null }>) {
+    const body = req.body as Body;
+    const ids = { traceId: newTraceId(), spanId: newSpanId() };
+    const started = performance.now();
+    const inputs = body.data?.inputs ?? {};
+    let references: Record<string, unknown> | null = null;
+    const record = (status: { code: number; type?: string; message?: string }, outputs: unknown, result?: WorkflowResult, spans?: unknown[]) =>
+      saveTrace(ctx.db, req.scope, {
+        traceId: ids.traceId, spanId: ids.spanId, references, inputs, outputs, status,
+        latencyMs: performance.now() - started, usage: result?.usage ?? null, spans: spans ?? result?.spans ?? [],
+      }).catch((e) => req.log.error({ err: e }, "could not store trace"));
+    try {
+      const config = await configure(body);
+      references = config.references;
+      const request: InvokeRequest = {
+        uri: config.data.uri!, url: config.data.url, headers: config.data.headers, script: config.data.script, runtime: config.data.runtime,
+        parameters: config.data.parameters ?? {}, inputs, outputs: body.data?.outputs, trace: body.data?.trace, testcase: body.data?.testcase,
+        secrets: await projectSecrets(ctx.db, req.scope, cipher), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
+      };
+      const wantsStream = body.flags?.stream === true || (req.headers.accept ?? "").includes("text/event-stream");
+      if (wantsStream) {
+        reply.headers({ ...envelopeHeaders(ids, body.session_id ?? undefined), "content-type": "text/event-stream", "cache-control": "no-cache" });
+        return reply.send(Readable.from(encodeSse(recorded(streamWorkflow(request), record))));
+      }
+      const result = await invokeWorkflow(request);
+      await record({ code: 200 }, result.outputs, result);
+      reply.headers(envelopeHeaders(ids, body.session_id ?? undefined));
+      return successEnvelope(result.outputs, ids, body.session_id ?? undefined);
+    } catch (error) {
+      const failure = asWorkflowError(error);
+      await record({ code: failure.statusCode, type: failure.type, message: failure.message }, null, undefined, failure.trace?.spans);
+      return answerFailure(reply, failure, ids);
+    }
+  }
+
+  function answerFailure(reply: FastifyReply, error: unknown, ids: { traceId: string; spanId: string }) {
+    const failure = asWorkflowError(error);
+    if (failure.statusCode >= 500) reply.log.error({ err: failure.cause ?? failure }, "invoke failed");
+    reply.headers(envelopeHeaders(ids));
+    return reply.code(failure.statusCode).send(failureEnvelope(failure, ids));
+  }
+}
+
+/** Resolution errors (unknown revision, contradicting references) keep their status inside the envelope. */
+function asWorkflowError(error: unknown): WorkflowError {
+  if (error instanceof WorkflowError) return error;
+  if (error instanceof HttpError && error.statusCode < 500) {
+    return new WorkflowError(error.statusCode, ERROR_TYPES.invalidParameters, typeof error.detail === "string" ? error.detail : JSON.stringify(error.detail));
+  }
+  return toWorkflowError(error);
+}
+
+/** Passes events through and stores the trace when the stream ends. */
+async function* recorded(events: AsyncGenerator<StreamEvent>, record: (status: { code: number; type?: string; message?: string }, outputs: unknown, result?: WorkflowResult, spans?: unknown[]) => Promise<unknown>) {
+  try {
+    for await (const event of events) {
+      if (event.type === "done") await record({ code: 200 }, event.result.outputs, event.result);
+      yield event;
+    }
+  } catch (error) {
+    const failure = asWorkflowError(error);
+    await record({ code: failure.statusCode, type: failure.type, message: failure.message }, null, undefined, failure.trace?.spans);
+    throw failure;
+  }
+}
