@@ -6,7 +6,7 @@ import type { Kind, ReadContext } from "./kind.ts";
 import { editMetadata, setArchived, type MetadataEdit } from "./lifecycle.ts";
 import { artifactRecord } from "./records.ts";
 import { latestRevision } from "./revisions.ts";
-import type { ArtifactRow, RevisionRow } from "./rows.ts";
+import { REVISION_COLUMNS, REVISION_FROM, type ArtifactRow, type RevisionRow } from "./rows.ts";
 import { createVariant, defaultVariant } from "./variants.ts";
 
 /**
@@ -54,7 +54,24 @@ export async function archiveSimple(db: Queryable, scope: Scope, kind: Kind, id:
   await setArchived(db, scope, kind, "artifact", id, archived);
 }
 
+/** A page of simple records in three queries (artifacts, their default variants, those variants' latest revisions). */
 export async function querySimple(read: ReadContext, kind: Kind, q: ArtifactQuery) {
   const { items, windowing } = await queryArtifacts(read.db, read.scope, kind, q);
-  return { items: await Promise.all(items.map((a) => readSimple(read, kind, a))), windowing };
+  const variants = await read.db.query<{ artifact_id: string; id: string }>(
+    `SELECT DISTINCT ON (artifact_id) artifact_id, id FROM variants
+     WHERE project_id = $1 AND artifact_id = ANY($2::uuid[]) ORDER BY artifact_id, (deleted_at IS NOT NULL), id`,
+    [read.scope.projectId, items.map((a) => a.id)],
+  );
+  const latest = await read.db.query<RevisionRow>(
+    `SELECT DISTINCT ON (r.variant_id) ${REVISION_COLUMNS} FROM ${REVISION_FROM}
+     WHERE r.project_id = $1 AND r.variant_id = ANY($2::uuid[]) AND r.deleted_at IS NULL ORDER BY r.variant_id, r.version DESC`,
+    [read.scope.projectId, variants.map((v) => v.id)],
+  );
+  const variantOf = new Map(variants.map((v) => [v.artifact_id, v.id]));
+  const revisionOf = new Map(latest.map((r) => [r.variant_id, r]));
+  const records = await Promise.all(items.map((a) => {
+    const variantId = variantOf.get(a.id);
+    return variantId ? simpleRecord(read, kind, a, variantId, revisionOf.get(variantId) ?? null) : { ...artifactRecord(kind, a), variant_id: null, revision_id: null, version: null, data: null };
+  }));
+  return { items: records, windowing };
 }
