@@ -94,3 +94,67 @@ describe("testset files", () => {
     expect(log.count).toBe(1);
   });
 });
+
+describe("testset files at scale", () => {
+  const withEnv = async (env: Record<string, string>, work: () => Promise<void>) => {
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    Object.assign(process.env, env);
+    try {
+      await work();
+    } finally {
+      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    }
+  };
+
+  it("refuses a file over TESSERA_UPLOAD_LIMIT with 413 and commits nothing", async () => {
+    const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "limited", data: { testcases: [{ data: { a: "1" } }] } } })).testset;
+    const csv = "a,b\n" + Array.from({ length: 2_000 }, (_, i) => `${i},${"x".repeat(20)}`).join("\n") + "\n";
+    await withEnv({ TESSERA_UPLOAD_LIMIT: "10000" }, async () => {
+      const res = await upload(`/simple/testsets/${ts.id}/upload`, { file_type: "csv" }, "big.csv", csv);
+      expect(res.statusCode, res.body).toBe(413);
+      expect(res.json().detail).toMatch(/TESSERA_UPLOAD_LIMIT/);
+    });
+    expect((await p.ok("GET", `/simple/testsets/${ts.id}`)).testset.revision_id).toBe(ts.revision_id);
+  });
+
+  it("streams a 200,000-row CSV upload and download; reads inline up to TESSERA_TESTSET_INLINE_LIMIT", async () => {
+    const n = 200_000;
+    const boundary = "----tessera-scale";
+    const { Readable } = await import("node:stream");
+    const payload = Readable.from((function* () {
+      yield `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\ncsv\r\n`;
+      yield `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\nquestion,answer\n`;
+      for (let i = 0; i < n; i += 1_000) yield Array.from({ length: 1_000 }, (_, j) => `question ${i + j},answer ${i + j}\n`).join("");
+      yield `\r\n--${boundary}--\r\n`;
+    })());
+    const rss = process.memoryUsage().rss;
+    const res = await server.app.inject({
+      method: "POST", url: "/api/simple/testsets/upload", payload,
+      headers: { authorization: `ApiKey ${p.key}`, "content-type": `multipart/form-data; boundary=${boundary}` },
+      query: { include_testcases: "false" },
+    });
+    expect(res.statusCode, res.body.slice(0, 500)).toBe(200);
+    const ts = res.json().testset;
+    console.log(`upload of ${n} rows: RSS grew ${Math.round((process.memoryUsage().rss - rss) / 2 ** 20)} MiB`);
+    expect(ts.data.testcase_ids).toHaveLength(n);
+    // Inline reads stop at the limit and say where to go on.
+    expect(ts.data.testcases).toHaveLength(10_000);
+    expect(ts.data.testcase_count).toBe(n);
+    expect(ts.data.testcases_windowing).toMatchObject({ next: ts.data.testcase_ids[9_999], limit: 10_000, testset_revision_ref: { id: ts.revision_id } });
+    const next = await p.ok("POST", "/testcases/query", { testset_revision_ref: { id: ts.revision_id }, windowing: { next: ts.data.testcases_windowing.next, limit: 2 } });
+    expect(next.testcases.map((t: { data: { question: string } }) => t.data.question)).toEqual(["question 10000", "question 10001"]);
+    await withEnv({ TESSERA_TESTSET_INLINE_LIMIT: "5" }, async () => {
+      const small = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: ts.revision_id }, include_testcase_ids: false })).testset_revision;
+      expect(small.data.testcases).toHaveLength(5);
+      expect(small.data.testcase_count).toBe(n);
+    });
+
+    const before = process.memoryUsage().rss;
+    const down = await p.call("POST", `/testsets/revisions/${ts.revision_id}/download?file_type=csv`);
+    expect(down.statusCode).toBe(200);
+    console.log(`download of ${n} rows: ${Math.round(down.rawPayload.length / 2 ** 20)} MiB, RSS grew ${Math.round((process.memoryUsage().rss - before) / 2 ** 20)} MiB`);
+    const lines = down.body.trimEnd().split("\n");
+    expect(lines).toHaveLength(n + 1);
+    expect(lines[n]).toContain("question 199999");
+  }, 600_000);
+});

@@ -1,9 +1,12 @@
 import { unprocessable } from "../http/errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
-import { loadIds, storeIds, type ChunkedIds } from "../testsets/chunks.ts";
+import { idPages, loadIds, storeIds, type StoredIds } from "../testsets/chunk-lists.ts";
+import { ColumnCounts } from "../testsets/columns.ts";
 import { applyTestsetDelta, ResolvedIds, type TestsetDelta } from "../testsets/delta.ts";
+import { diffTestsetRevisions } from "../testsets/diff.ts";
 import { TestcaseStream } from "../testsets/import.ts";
+import { inlineLimit } from "../testsets/limits.ts";
 import { loadTestcases, storeTestcases, testcaseRecord, unknownTestcaseIds, type TestcaseInput } from "../testsets/testcases.ts";
 
 /** What clients commit: rows to store, or the ids of testcases this testset already holds. */
@@ -12,16 +15,19 @@ export interface TestsetData {
   testcase_ids?: string[] | null;
 }
 
-/** Writes the rows as blobs and the ordered id list as chunks; the revision stores `{chunks, count}`. */
+/** Writes the rows as blobs and the ordered id list as chunks; the revision stores `{count, lists}`. */
 async function prepare(commit: CommitInput): Promise<PreparedData> {
   const { tx, scope, artifactId } = commit;
+  if (commit.data instanceof ResolvedIds) return { data: commit.data.stored };
   let ids: string[];
-  if (commit.data instanceof ResolvedIds) ids = commit.data.ids;
-  else if (commit.data instanceof TestcaseStream) ids = await storeTestcases(tx, scope, artifactId, commit.data.rows);
+  let columns: ColumnCounts | null = new ColumnCounts();
+  if (commit.data instanceof TestcaseStream) ids = await storeTestcases(tx, scope, artifactId, commit.data.rows, columns);
   else {
     const data = (commit.data ?? {}) as TestsetData;
-    if (data.testcases) ids = await storeTestcases(tx, scope, artifactId, data.testcases);
+    if (data.testcases) ids = await storeTestcases(tx, scope, artifactId, data.testcases, columns);
     else {
+      // Existing rows are not read back: the revision does not know its columns (a diff then scans).
+      columns = null;
       ids = (data.testcase_ids ?? []).map((id) => id.toLowerCase());
       const unknown = await unknownTestcaseIds(tx, scope.projectId, artifactId, ids);
       if (unknown.length) {
@@ -29,19 +35,35 @@ async function prepare(commit: CommitInput): Promise<PreparedData> {
       }
     }
   }
-  return { data: await storeIds(tx, scope.projectId, ids) };
+  return { data: { ...(await storeIds(tx, scope.projectId, ids)), ...(columns ? { columns: columns.toJSON() } : {}) } };
 }
 
-/** `include_testcase_ids` and `include_testcases` both default to true. */
+/**
+ * `include_testcase_ids` and `include_testcases` both default to true. Testcases are inlined up to
+ * `TESSERA_TESTSET_INLINE_LIMIT` rows; past it the response carries the first rows and
+ * `testcases_windowing` to page on with `POST /testcases/query` (or download the file).
+ */
 async function present(revision: RevisionRow, read: ReadContext) {
   const withIds = read.options.include_testcase_ids !== false;
   const withTestcases = read.options.include_testcases !== false;
   if (!withIds && !withTestcases) return {};
-  const ids = await loadIds(read.db, read.scope.projectId, revision.data as ChunkedIds | null);
-  return {
-    ...(withIds ? { testcase_ids: ids } : {}),
-    ...(withTestcases ? { testcases: (await loadTestcases(read.db, read.scope.projectId, ids)).map(testcaseRecord) } : {}),
-  };
+  const stored = revision.data as StoredIds | null;
+  const out: Record<string, unknown> = {};
+  if (withIds) out.testcase_ids = await loadIds(read.db, read.scope.projectId, stored);
+  if (withTestcases) {
+    const limit = inlineLimit();
+    const testcases = [];
+    for await (const ids of idPages(read.db, read.scope.projectId, stored, 0, limit)) {
+      for (const row of await loadTestcases(read.db, read.scope.projectId, ids)) testcases.push(testcaseRecord(row));
+    }
+    out.testcases = testcases;
+    const count = stored?.count ?? 0;
+    if (count > testcases.length && testcases.length) {
+      out.testcase_count = count;
+      out.testcases_windowing = { next: testcases[testcases.length - 1].id, limit, testset_revision_ref: { id: revision.id } };
+    }
+  }
+  return out;
 }
 
 /** A testset is an ordered list of immutable testcases; its revisions share them and their id chunks. */
@@ -54,4 +76,5 @@ export const testsets: Kind = {
   prepare,
   present,
   applyDelta: (base, delta, commit) => applyTestsetDelta(base, delta as TestsetDelta, commit),
+  diff: (base, target, read) => diffTestsetRevisions(read, base, target),
 };

@@ -1,18 +1,17 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
-/** What a testset revision stores in `revisions.data`: its ordered id list as chunk hashes. */
-export interface ChunkedIds {
-  chunks: string[];
+/** A leaf chunk as a revision's chunk list names it: the hash of its packed ids and how many ids it holds. */
+export interface Leaf {
+  hash: string;
   count: number;
 }
 
 /** A boundary follows an id whose hash is 0 mod this: chunks average this many ids. */
 export const CHUNK_DIVISOR = 512;
 /** Caps a chunk when ids happen not to hit a boundary (bounds the bytes one edit can rewrite). */
-const MAX_CHUNK = CHUNK_DIVISOR * 8;
+export const MAX_CHUNK = CHUNK_DIVISOR * 8;
 
 /** FNV-1a over the id's 16 bytes: the boundary test must not depend on which bytes of an id are random. */
 function boundaryHash(bytes: Uint8Array, offset: number): number {
@@ -21,55 +20,85 @@ function boundaryHash(bytes: Uint8Array, offset: number): number {
   return h;
 }
 
+export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** Signed 64-bit prefix of a chunk hash, the key of `testcase_chunk_index`. */
+export const chunkKey = (hash: string) => BigInt.asIntN(64, BigInt(`0x${hash.slice(0, 16)}`)).toString();
+
 /**
- * Content-defined chunking of an ordered id list: a boundary depends only on the id before it, so an
- * edit changes only the chunks around it and every other chunk keeps its bytes and hash.
+ * Content-defined chunking of packed 16-byte ids: a boundary depends only on the id before it, so an
+ * edit changes only the chunks around it and every other chunk keeps its bytes and hash. `open` is
+ * the tail that has not reached a boundary yet; feeding more ids continues it.
  */
-export function chunkIds(ids: string[]): Buffer[] {
-  const chunks: Buffer[] = [];
-  let current: Buffer[] = [];
-  for (const id of ids) {
-    const bytes = uuidToBytes(id);
-    current.push(bytes);
-    if (boundaryHash(bytes, 0) % CHUNK_DIVISOR === 0 || current.length >= MAX_CHUNK) {
-      chunks.push(Buffer.concat(current));
-      current = [];
+export class Chunker {
+  readonly closed: Buffer[] = [];
+  private open: Buffer[] = [];
+
+  get pending() {
+    return this.open.length;
+  }
+
+  push(id: Buffer) {
+    this.open.push(id);
+    if (boundaryHash(id, 0) % CHUNK_DIVISOR === 0 || this.open.length >= MAX_CHUNK) {
+      this.closed.push(Buffer.concat(this.open));
+      this.open = [];
     }
   }
-  if (current.length) chunks.push(Buffer.concat(current));
-  return chunks;
-}
 
-/** Stores the chunks not stored yet (dedup by content hash) and returns the revision's data. */
-export async function storeIds(tx: Queryable, projectId: string, ids: string[]): Promise<ChunkedIds> {
-  const chunks = chunkIds(ids).map((bytes) => ({ bytes, hash: createHash("sha256").update(bytes).digest("hex") }));
-  const hashes = chunks.map((c) => c.hash);
-  const existing = new Set((await tx.query<{ hash: string }>(
-    "SELECT hash FROM testcase_chunks WHERE project_id = $1 AND hash IN (SELECT jsonb_array_elements_text($2::jsonb))",
-    [projectId, json(hashes)],
-  )).map((r) => r.hash));
-  const written = new Set<string>();
-  for (const c of chunks) {
-    if (existing.has(c.hash) || written.has(c.hash)) continue;
-    written.add(c.hash);
-    await tx.query("INSERT INTO testcase_chunks (project_id, hash, ids) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [projectId, c.hash, c.bytes]);
+  pushPacked(bytes: Uint8Array) {
+    for (let o = 0; o < bytes.length; o += 16) this.push(Buffer.from(bytes.subarray(o, o + 16)));
   }
-  return { chunks: hashes, count: ids.length };
+
+  /** The closed chunks plus the open tail (the last chunk of a list may end without a boundary). */
+  finish(): Buffer[] {
+    if (this.open.length) this.closed.push(Buffer.concat(this.open));
+    this.open = [];
+    return this.closed;
+  }
 }
 
-/** The ordered testcase ids of a revision. */
-export async function loadIds(db: Queryable, projectId: string, stored: ChunkedIds | null): Promise<string[]> {
-  if (!stored?.chunks?.length) return [];
+/**
+ * Stores the chunks not stored yet (dedup by content hash) with an index entry per id, and returns
+ * them as leaves. Cost follows the number of chunks given, not the size of the testset.
+ */
+export async function storeChunks(tx: Queryable, projectId: string, chunks: Buffer[]): Promise<Leaf[]> {
+  const leaves = chunks.map((bytes) => ({ bytes, hash: sha256(bytes), count: bytes.length / 16 }));
+  const existing = await existingHashes(tx, "testcase_chunks", projectId, leaves.map((l) => l.hash));
+  for (const leaf of leaves) {
+    if (existing.has(leaf.hash)) continue;
+    existing.add(leaf.hash);
+    await tx.query(
+      `WITH stored AS (
+         INSERT INTO testcase_chunks (project_id, hash, ids) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING ids
+       )
+       INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
+       SELECT $1, encode(substring(stored.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid, $4::bigint
+       FROM stored, generate_series(0, length(stored.ids) / 16 - 1) i
+       ON CONFLICT DO NOTHING`,
+      [projectId, leaf.hash, leaf.bytes, chunkKey(leaf.hash)],
+    );
+  }
+  return leaves.map(({ hash, count }) => ({ hash, count }));
+}
+
+export async function existingHashes(db: Queryable, table: "testcase_chunks" | "testcase_chunk_lists", projectId: string, hashes: string[]) {
+  if (!hashes.length) return new Set<string>();
+  const rows = await db.query<{ hash: string }>(
+    `SELECT hash FROM ${table} WHERE project_id = $1 AND hash IN (SELECT jsonb_array_elements_text($2::jsonb))`,
+    [projectId, json([...new Set(hashes)])],
+  );
+  return new Set(rows.map((r) => r.hash));
+}
+
+/** The packed ids of the given chunks, by hash. */
+export async function readChunks(db: Queryable, projectId: string, hashes: string[]): Promise<Map<string, Uint8Array>> {
+  if (!hashes.length) return new Map();
   const rows = await db.query<{ hash: string; ids: Uint8Array }>(
     "SELECT hash, ids FROM testcase_chunks WHERE project_id = $1 AND hash IN (SELECT jsonb_array_elements_text($2::jsonb))",
-    [projectId, json([...new Set(stored.chunks)])],
+    [projectId, json([...new Set(hashes)])],
   );
   const byHash = new Map(rows.map((r) => [r.hash, r.ids]));
-  const ids: string[] = [];
-  for (const hash of stored.chunks) {
-    const bytes = byHash.get(hash);
-    if (!bytes) throw new Error(`testcase chunk ${hash} is missing`);
-    for (let o = 0; o < bytes.length; o += 16) ids.push(uuidFromBytes(bytes.subarray(o, o + 16)));
-  }
-  return ids;
+  for (const hash of hashes) if (!byHash.has(hash)) throw new Error(`testcase chunk ${hash} is missing`);
+  return byHash;
 }

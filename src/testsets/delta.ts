@@ -1,7 +1,9 @@
 import { unprocessable } from "../http/errors.ts";
 import type { CommitInput } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
-import { loadIds, type ChunkedIds } from "./chunks.ts";
+import { editLeaves, locateIds } from "./chunk-edit.ts";
+import { idPages, loadIds, loadLeaves, storeIds, storeLeaves, type StoredIds } from "./chunk-lists.ts";
+import { ColumnCounts } from "./columns.ts";
 import { loadTestcases, storeTestcases, type TestcaseInput } from "./testcases.ts";
 
 export interface TestsetDelta {
@@ -9,28 +11,75 @@ export interface TestsetDelta {
   columns?: { add?: string[] | null; remove?: string[] | null; replace?: [string, string][] | Record<string, string> | null } | null;
 }
 
-/** The ordered ids a delta produced; its testcases are already stored. */
+/** Revision data a delta already stored (rows, chunks and chunk lists); the kind commits it as is. */
 export class ResolvedIds {
-  readonly ids: string[];
-  constructor(ids: string[]) {
-    this.ids = ids;
+  readonly stored: StoredIds;
+  constructor(stored: StoredIds) {
+    this.stored = stored;
   }
 }
 
 const LOC = ["body", "testset_revision_commit", "delta"];
 
 /**
- * Applies row and column operations to the base revision's ordered ids. Only added and replaced rows
- * (and, for column operations, every row, since each one changes) are written as new blobs.
+ * Applies column then row operations to the base revision. Row operations touch only the chunks that
+ * hold the rows they name (and the last chunk for additions), so their cost follows the delta, not
+ * the testset. Column operations change every row, so they rewrite every row, page by page.
  */
 export async function applyTestsetDelta(base: RevisionRow | null, delta: TestsetDelta, commit: CommitInput): Promise<ResolvedIds> {
   const { tx, scope, artifactId } = commit;
-  let ids = await loadIds(tx, scope.projectId, (base?.data as ChunkedIds | null) ?? null);
-
+  let stored = (base?.data as StoredIds | null) ?? null;
   const columns = delta.columns;
   if (columns && (columns.add?.length || columns.remove?.length || (columns.replace && Object.keys(columns.replace).length))) {
-    const renames: [string, string][] = Array.isArray(columns.replace) ? columns.replace : Object.entries(columns.replace ?? {});
-    const rows = (await loadTestcases(tx, scope.projectId, ids)).map((row) => {
+    const counts = new ColumnCounts();
+    const ids = await storeTestcases(tx, scope, artifactId, editedColumns(tx, scope.projectId, stored, columns), counts);
+    stored = { ...(await storeIds(tx, scope.projectId, ids)), columns: counts.toJSON() };
+  }
+
+  const rowOps = delta.rows;
+  const replace = rowOps?.replace ?? [];
+  const remove = (rowOps?.remove ?? []).map((id) => id.toLowerCase());
+  const add = rowOps?.add ?? [];
+  if (!replace.length && !remove.length && !add.length) {
+    if (stored?.lists) return new ResolvedIds(stored);
+    return new ResolvedIds({ ...(await storeIds(tx, scope.projectId, await loadIds(tx, scope.projectId, stored))), columns: stored?.columns });
+  }
+
+  const leaves = await loadLeaves(tx, scope.projectId, stored);
+  const replaced = replace.map((r) => r.id.toLowerCase());
+  const dirty = await locateIds(tx, scope.projectId, leaves, [...replaced, ...remove]);
+  // An edited row keeps its identity across edits: the old blob's dedup id carries over.
+  const old = new Map((await loadTestcases(tx, scope.projectId, replaced)).map((t) => [t.id, t]));
+  const replacements = replace.map((r, i) => {
+    const data = { ...(r.data ?? {}) };
+    data.testcase_dedup_id ??= old.get(replaced[i])?.data.testcase_dedup_id;
+    return { data, flags: r.flags, tags: r.tags, meta: r.meta };
+  });
+  const newIds = await storeTestcases(tx, scope, artifactId, replacements);
+  const counts = stored?.columns ? new ColumnCounts(stored.columns) : null;
+  const append = add.length ? await storeTestcases(tx, scope, artifactId, add, counts ?? undefined) : [];
+  const edited = await editLeaves(tx, scope.projectId, leaves, dirty, {
+    replace: new Map(replaced.map((id, i) => [id, newIds[i]])),
+    remove: new Set(remove),
+    append,
+  });
+  const missing = replace.filter((_, i) => !edited.met.has(replaced[i]));
+  if (missing.length) {
+    throw unprocessable(missing.map((r) => ({ loc: [...LOC, "rows", "replace"], msg: `Testcase ${r.id} is not in the base revision`, type: "value_error" })));
+  }
+  if (counts) {
+    replacements.forEach((r, i) => counts.add(r.data, edited.met.get(replaced[i]) ?? 0));
+    const gone = [...edited.met.keys()];
+    for (const row of await loadTestcases(tx, scope.projectId, gone)) counts.add(row.data, -edited.met.get(row.id)!);
+  }
+  return new ResolvedIds({ ...(await storeLeaves(tx, scope.projectId, edited.leaves)), ...(counts ? { columns: counts.toJSON() } : {}) });
+}
+
+/** Every row of the revision with the column operations applied, read and yielded a page at a time. */
+async function* editedColumns(db: CommitInput["tx"], projectId: string, stored: StoredIds | null, columns: NonNullable<TestsetDelta["columns"]>): AsyncGenerator<TestcaseInput> {
+  const renames: [string, string][] = Array.isArray(columns.replace) ? columns.replace : Object.entries(columns.replace ?? {});
+  for await (const ids of idPages(db, projectId, stored)) {
+    for (const row of await loadTestcases(db, projectId, ids)) {
       const data: Record<string, unknown> = { ...row.data };
       for (const [from, to] of renames) {
         if (from in data) {
@@ -40,35 +89,7 @@ export async function applyTestsetDelta(base: RevisionRow | null, delta: Testset
       }
       for (const name of columns.remove ?? []) delete data[name];
       for (const name of columns.add ?? []) if (!(name in data)) data[name] = null;
-      return { data, flags: row.flags, tags: row.tags, meta: row.meta };
-    });
-    ids = await storeTestcases(tx, scope, artifactId, rows);
-  }
-
-  const rowOps = delta.rows;
-  if (rowOps?.replace?.length) {
-    const positions = new Map<string, number[]>();
-    ids.forEach((id, i) => positions.set(id, [...(positions.get(id) ?? []), i]));
-    const missing = rowOps.replace.filter((r) => !positions.has(r.id?.toLowerCase()));
-    if (missing.length) {
-      throw unprocessable(missing.map((r) => ({ loc: [...LOC, "rows", "replace"], msg: `Testcase ${r.id} is not in the base revision`, type: "value_error" })));
+      yield { data, flags: row.flags, tags: row.tags, meta: row.meta };
     }
-    // An edited row keeps its identity across edits: the old blob's dedup id carries over.
-    const old = new Map((await loadTestcases(tx, scope.projectId, rowOps.replace.map((r) => r.id.toLowerCase()))).map((t) => [t.id, t]));
-    const replacements = rowOps.replace.map((r) => {
-      const data = { ...(r.data ?? {}) };
-      data.testcase_dedup_id ??= old.get(r.id.toLowerCase())?.data.testcase_dedup_id;
-      return { data, flags: r.flags, tags: r.tags, meta: r.meta };
-    });
-    const newIds = await storeTestcases(tx, scope, artifactId, replacements);
-    rowOps.replace.forEach((r, i) => {
-      for (const at of positions.get(r.id.toLowerCase())!) ids[at] = newIds[i];
-    });
   }
-  if (rowOps?.remove?.length) {
-    const removed = new Set(rowOps.remove.map((id) => id.toLowerCase()));
-    ids = ids.filter((id) => !removed.has(id));
-  }
-  if (rowOps?.add?.length) ids = ids.concat(await storeTestcases(tx, scope, artifactId, rowOps.add));
-  return new ResolvedIds(ids);
 }

@@ -26,6 +26,8 @@ export async function* readRows(stream: Readable, fileType: FileType): AsyncGene
 
 async function* csvRecords(stream: Readable): AsyncGenerator<{ value: unknown; where: string }> {
   const parser = stream.pipe(parse({ columns: true, bom: true, skip_empty_lines: true }));
+  // pipe() does not pass a source error on (an upload over its size limit): end the parse with it.
+  stream.once("error", (error) => parser.destroy(error));
   try {
     for await (const record of parser) yield { value: record, where: `line ${parser.info.lines}` };
   } catch (error) {

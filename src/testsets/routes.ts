@@ -12,17 +12,15 @@ import { findRevision, latestRevision } from "../versioning/revisions.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { createSimple, editSimple, getSimple } from "../versioning/simple.ts";
 import { defaultVariant } from "../versioning/variants.ts";
-import type { ChunkedIds } from "./chunks.ts";
+import type { StoredIds } from "./chunk-lists.ts";
 import { exportRevision } from "./export.ts";
 import { FILE_TYPES, readRows, TestcaseStream, type FileType } from "./import.ts";
 import { DownloadQuery, TestcaseResponse, TestcasesListQuery, TestcasesQuerySchema, TestcasesResponse } from "./schemas.ts";
+import { uploadLimit } from "./limits.ts";
 import { queryTestcases } from "./testcase-query.ts";
 import { loadTestcases, testcaseRecord } from "./testcases.ts";
 
 type Body = Record<string, any>;
-
-/** Uploads are streamed into the database as they arrive; the cap only bounds a runaway request. */
-const MAX_FILE_BYTES = 4 * 1024 ** 3;
 
 interface Upload {
   file: MultipartFile;
@@ -32,7 +30,7 @@ interface Upload {
 
 async function upload(req: FastifyRequest): Promise<Upload> {
   if (!req.isMultipart()) throw unprocessable([{ loc: ["body"], msg: "Send the file as multipart/form-data", type: "value_error" }]);
-  const file = await req.file();
+  const file = await req.file({ limits: { fileSize: uploadLimit(), files: 1 } });
   if (!file) throw unprocessable([{ loc: ["body", "file"], msg: "Field required", type: "missing" }]);
   // Fields are read up to the file part: clients must send them before it (as browsers and requests do).
   const field = (name: string) => {
@@ -56,21 +54,28 @@ const jsonField = (value: string | undefined, name: string) => {
   }
 };
 
-/** Runs the commit while the file streams in; a failure rolls the whole upload back and drains the rest. */
+/**
+ * Runs the commit while the file streams in (rows are written in batches as they are parsed, so the
+ * file is never held whole); a failure rolls the whole upload back and drains the rest.
+ */
 async function withUpload<T>(ctx: AppContext, u: Upload, work: (stream: TestcaseStream, tx: Parameters<Parameters<AppContext["db"]["transaction"]>[0]>[0]) => Promise<T>): Promise<T> {
+  const tooLarge = () => new HttpError(413, `The file is larger than the upload limit of ${uploadLimit()} bytes (TESSERA_UPLOAD_LIMIT)`);
   try {
-    const result = await ctx.db.transaction((tx) => work(new TestcaseStream(readRows(u.file.file, u.fileType)), tx));
-    if (u.file.file.truncated) throw new HttpError(413, `The file is larger than ${MAX_FILE_BYTES} bytes`);
-    return result;
+    return await ctx.db.transaction(async (tx) => {
+      const result = await work(new TestcaseStream(readRows(u.file.file, u.fileType)), tx);
+      if (u.file.file.truncated) throw tooLarge();
+      return result;
+    });
   } catch (error) {
     u.file.file.resume();
+    if ((error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE" || u.file.file.truncated) throw tooLarge();
     throw error;
   }
 }
 
 /** Testcase reads, and testsets to and from CSV / JSON files. */
 export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
-  await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 1 } });
+  await app.register(multipart, { limits: { files: 1 } });
   const tags = ["Testsets"];
   const read = (req: FastifyRequest, options: Record<string, unknown> = {}): ReadContext => ({ db: ctx.db, scope: req.scope, config: ctx.config, options });
   const simple = async (req: FastifyRequest, id: string) => ({ count: 1, testset: await getSimple(read(req), testsets, id) });
@@ -137,7 +142,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const q = req.query as Body;
     const fileType: FileType = q.file_type ?? "csv";
     const name = (q.file_name || `${revision.artifact_slug}-v${revision.version}.${fileType}`).replace(/["\r\n\\]/g, "_");
-    const body = await exportRevision(ctx.db, req.scope.projectId, revision.data as ChunkedIds | null, fileType);
+    const body = await exportRevision(ctx.db, req.scope.projectId, revision.data as StoredIds | null, fileType);
     return reply
       .header("content-type", fileType === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
       .header("content-disposition", `attachment; filename="${name}"`)

@@ -32,8 +32,10 @@ export class DedupIds {
 
   next(data: Record<string, unknown>): string {
     const content = canonicalJson(data);
-    const occurrence = this.seen.get(content) ?? 0;
-    this.seen.set(content, occurrence + 1);
+    // Keyed by a digest, not the content: an upload's memory must not grow with its rows' size.
+    const key = createHash("sha256").update(content).digest("base64");
+    const occurrence = this.seen.get(key) ?? 0;
+    this.seen.set(key, occurrence + 1);
     return createHash("sha256").update(content).update(`#${occurrence}`).digest("hex").slice(0, 32);
   }
 }

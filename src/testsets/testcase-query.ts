@@ -6,7 +6,7 @@ import type { Reference } from "../versioning/filters.ts";
 import { retrieveRevision } from "../versioning/resolve.ts";
 import { Conditions } from "../versioning/sql.ts";
 import { MAX_PAGE } from "../versioning/windowing.ts";
-import { loadIds, type ChunkedIds } from "./chunks.ts";
+import { loadIds, type StoredIds } from "./chunk-lists.ts";
 import { loadTestcases, testcaseRecord, type TestcaseRow } from "./testcases.ts";
 
 export interface TestcaseQuery {
@@ -30,7 +30,7 @@ export async function queryTestcases(db: Queryable, scope: Scope, q: TestcaseQue
   let more: boolean;
   if (q.revisionRef || q.variantRef || q.testsetRef) {
     const { revision } = await retrieveRevision(db, scope, testsets, { artifact: q.testsetRef, variant: q.variantRef, revision: q.revisionRef });
-    let ids = await loadIds(db, scope.projectId, revision.data as ChunkedIds | null);
+    let ids = await loadIds(db, scope.projectId, revision.data as StoredIds | null);
     if (wanted) ids = ids.filter((id) => wanted.has(id));
     const from = q.next ? ids.indexOf(q.next.toLowerCase()) + 1 : 0;
     more = ids.length > from + limit;

@@ -2,6 +2,7 @@ import type { Scope } from "../accounts/project-defaults.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
 import { canonicalJson } from "./canonical-json.ts";
+import type { ColumnCounts } from "./columns.ts";
 import { DedupIds, testcaseId } from "./testcase-id.ts";
 
 /** A row as clients send it (JSON commits, parsed files). */
@@ -44,8 +45,11 @@ export function testcaseRecord(row: TestcaseRow) {
 /**
  * Writes the rows as immutable blobs (existing ones are left as they are) and returns their ids in
  * the order given. Rows are written in batches while the source is read, so a file is never held whole.
+ * `columns`, when given, counts the data columns of the rows.
  */
-export async function storeTestcases(tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>): Promise<string[]> {
+export async function storeTestcases(
+  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>, columns?: ColumnCounts,
+): Promise<string[]> {
   const dedup = new DedupIds();
   const ids: string[] = [];
   let batch: { id: string; claimed: string | null; data: Record<string, unknown>; flags: unknown; tags: unknown; meta: unknown }[] = [];
@@ -67,6 +71,7 @@ export async function storeTestcases(tx: Queryable, scope: Scope, testsetId: str
       delete data.testcase_dedup_id;
       data.testcase_dedup_id = dedup.next(data);
     }
+    columns?.add(data);
     const id = testcaseId(data, testsetId);
     batch.push({ id, claimed: row.id && row.id !== id ? row.id : null, data, flags: row.flags ?? null, tags: row.tags ?? null, meta: row.meta ?? null });
     if (batch.length >= BATCH) await flush();

@@ -1,0 +1,133 @@
+import type { Queryable } from "../db/database.ts";
+import { json } from "../db/database.ts";
+import { Chunker, existingHashes, readChunks, sha256, storeChunks, type Leaf } from "./chunks.ts";
+import { uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
+
+/**
+ * What a testset revision stores in `revisions.data`: its ordered ids as a two-level tree. `lists`
+ * are chunk lists (each names up to a few hundred leaf chunks), so the record stays a few KB even for
+ * millions of rows. Revisions written before chunk lists hold `chunks` (leaf hashes) instead.
+ * `columns` counts the rows holding each data column, when known (see ColumnCounts).
+ */
+export interface StoredIds {
+  count: number;
+  columns?: Record<string, number>;
+  lists?: Leaf[];
+  chunks?: string[];
+}
+
+/** A list boundary follows a leaf whose hash is 0 mod this: lists average this many leaves. */
+const LIST_DIVISOR = 64;
+const MAX_LIST = LIST_DIVISOR * 8;
+const ENTRY = 36;
+
+function encodeList(leaves: Leaf[]): Buffer {
+  const bytes = Buffer.alloc(leaves.length * ENTRY);
+  leaves.forEach((leaf, i) => {
+    bytes.write(leaf.hash, i * ENTRY, "hex");
+    bytes.writeUInt32BE(leaf.count, i * ENTRY + 32);
+  });
+  return bytes;
+}
+
+function decodeList(bytes: Uint8Array): Leaf[] {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const leaves: Leaf[] = [];
+  for (let o = 0; o < b.length; o += ENTRY) leaves.push({ hash: b.toString("hex", o, o + 32), count: b.readUInt32BE(o + 32) });
+  return leaves;
+}
+
+/**
+ * Groups leaves into content-defined chunk lists and stores the lists not stored yet. Hashing every
+ * list is cheap (36 bytes a leaf); only lists around changed leaves are new and written.
+ */
+export async function storeLeaves(tx: Queryable, projectId: string, leaves: Leaf[]): Promise<StoredIds> {
+  const lists: { bytes: Buffer; leaf: Leaf }[] = [];
+  let open: Leaf[] = [];
+  const close = () => {
+    const bytes = encodeList(open);
+    lists.push({ bytes, leaf: { hash: sha256(bytes), count: open.reduce((n, l) => n + l.count, 0) } });
+    open = [];
+  };
+  for (const leaf of leaves) {
+    open.push(leaf);
+    if (parseInt(leaf.hash.slice(-8), 16) % LIST_DIVISOR === 0 || open.length >= MAX_LIST) close();
+  }
+  if (open.length) close();
+  const existing = await existingHashes(tx, "testcase_chunk_lists", projectId, lists.map((l) => l.leaf.hash));
+  for (const list of lists) {
+    if (existing.has(list.leaf.hash)) continue;
+    existing.add(list.leaf.hash);
+    await tx.query("INSERT INTO testcase_chunk_lists (project_id, hash, entries) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [projectId, list.leaf.hash, list.bytes]);
+  }
+  return { count: leaves.reduce((n, l) => n + l.count, 0), lists: lists.map((l) => l.leaf) };
+}
+
+/** Stores a whole id list (full commits and uploads): linear in its length, as it must be. */
+export async function storeIds(tx: Queryable, projectId: string, ids: string[]): Promise<StoredIds> {
+  const chunker = new Chunker();
+  for (const id of ids) chunker.push(uuidToBytes(id));
+  return storeLeaves(tx, projectId, await storeChunks(tx, projectId, chunker.finish()));
+}
+
+/** The revision's leaves in order: one read of its chunk lists (36 bytes a leaf), no testcase id. */
+export async function loadLeaves(db: Queryable, projectId: string, stored: StoredIds | null): Promise<Leaf[]> {
+  if (stored?.lists?.length) {
+    const rows = await db.query<{ hash: string; entries: Uint8Array }>(
+      "SELECT hash, entries FROM testcase_chunk_lists WHERE project_id = $1 AND hash IN (SELECT jsonb_array_elements_text($2::jsonb))",
+      [projectId, json([...new Set(stored.lists.map((l) => l.hash))])],
+    );
+    const byHash = new Map(rows.map((r) => [r.hash, r.entries]));
+    return stored.lists.flatMap((list) => {
+      const entries = byHash.get(list.hash);
+      if (!entries) throw new Error(`testcase chunk list ${list.hash} is missing`);
+      return decodeList(entries);
+    });
+  }
+  if (stored?.chunks?.length) {
+    const rows = await db.query<{ hash: string; count: number }>(
+      "SELECT hash, (length(ids) / 16)::int AS count FROM testcase_chunks WHERE project_id = $1 AND hash IN (SELECT jsonb_array_elements_text($2::jsonb))",
+      [projectId, json([...new Set(stored.chunks)])],
+    );
+    const counts = new Map(rows.map((r) => [r.hash, r.count]));
+    return stored.chunks.map((hash) => ({ hash, count: counts.get(hash) ?? 0 }));
+  }
+  return [];
+}
+
+export const unpackIds = (bytes: Uint8Array): string[] => {
+  const ids: string[] = [];
+  for (let o = 0; o < bytes.length; o += 16) ids.push(uuidFromBytes(bytes.subarray(o, o + 16)));
+  return ids;
+};
+
+const LEAVES_PER_READ = 16;
+
+/**
+ * The revision's ids in order, a few chunks at a time, from position `from` up to `limit` ids:
+ * readers that page or stream never hold the whole list.
+ */
+export async function* idPages(db: Queryable, projectId: string, stored: StoredIds | null, from = 0, limit = Infinity): AsyncGenerator<string[]> {
+  const leaves = await loadLeaves(db, projectId, stored);
+  let skip = from;
+  let first = 0;
+  while (first < leaves.length && skip >= leaves[first].count) skip -= leaves[first++].count;
+  let left = limit;
+  for (let i = first; i < leaves.length && left > 0; i += LEAVES_PER_READ) {
+    const batch = leaves.slice(i, i + LEAVES_PER_READ);
+    const bytes = await readChunks(db, projectId, batch.map((l) => l.hash));
+    let ids = batch.flatMap((l) => unpackIds(bytes.get(l.hash)!));
+    if (skip) ids = ids.slice(skip);
+    skip = 0;
+    if (ids.length > left) ids = ids.slice(0, left);
+    left -= ids.length;
+    if (ids.length) yield ids;
+  }
+}
+
+/** The ordered testcase ids of a revision (whole; readers of large revisions use `idPages`). */
+export async function loadIds(db: Queryable, projectId: string, stored: StoredIds | null): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const page of idPages(db, projectId, stored)) for (const id of page) ids.push(id);
+  return ids;
+}

@@ -1,0 +1,24 @@
+/**
+ * How many rows of a revision hold each data column. Kept in the revision record so that a delta
+ * updates it from the rows it touches and a diff compares columns without reading every row.
+ */
+export class ColumnCounts {
+  private readonly counts: Map<string, number>;
+
+  constructor(stored?: Record<string, number> | null) {
+    this.counts = new Map(Object.entries(stored ?? {}));
+  }
+
+  add(data: Record<string, unknown>, times = 1) {
+    for (const name of Object.keys(data)) {
+      if (name === "testcase_dedup_id") continue;
+      const n = (this.counts.get(name) ?? 0) + times;
+      if (n > 0) this.counts.set(name, n);
+      else this.counts.delete(name);
+    }
+  }
+
+  toJSON(): Record<string, number> {
+    return Object.fromEntries([...this.counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+}
