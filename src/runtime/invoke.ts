@@ -2,6 +2,7 @@ import { type WorkflowUri, formatUri, parseUri } from "../workflows/uri.ts";
 import { runCode } from "./code/code.ts";
 import { DEFAULT_SANDBOX_LIMITS } from "./code/sandbox.ts";
 import { invalidInputs, invalidParameters, toWorkflowError, type WorkflowError } from "./errors.ts";
+import { isEvaluatorKey, runEvaluator } from "./evaluators/registry.ts";
 import { callHook, HOOK_MAX_RESPONSE_BYTES, HOOK_TIMEOUT_MS } from "./hook.ts";
 import { toModelMessages } from "./messages.ts";
 import { renderPrompt, type PromptMode } from "./prompt.ts";
@@ -44,13 +45,14 @@ export interface WorkflowResult extends TraceRecord {
 
 export type StreamEvent = { type: "delta"; text: string } | { type: "done"; result: WorkflowResult };
 
-type HandlerKind = PromptMode | "hook" | "code";
+type HandlerKind = PromptMode | "hook" | "code" | "evaluator";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function handlerFor(uri: WorkflowUri | null, raw: string): HandlerKind {
   if (uri?.provider === "svc" && uri.version === "v0") {
     if (uri.kind === "builtin" && (uri.key === "completion" || uri.key === "chat")) return uri.key;
+    if (uri.kind === "builtin" && isEvaluatorKey(uri.key)) return "evaluator";
     if (uri.kind === "custom" && (uri.key === "hook" || uri.key === "code")) return uri.key;
   }
   throw invalidParameters(`No hosted handler for workflow URI '${raw}'`);
@@ -119,8 +121,9 @@ class Invocation {
   }
 
   kind(): HandlerKind {
-    const kind = handlerFor(parseUri(this.request.uri), this.request.uri);
-    this.handlerSpan ??= this.tracer.start(kind, "task", this.root.span);
+    const uri = parseUri(this.request.uri);
+    const kind = handlerFor(uri, this.request.uri);
+    this.handlerSpan ??= this.tracer.start(kind === "evaluator" ? uri!.key : kind, "task", this.root.span);
     return kind;
   }
 
@@ -128,13 +131,14 @@ class Invocation {
     const kind = this.kind();
     if (kind === "hook") return this.hook();
     if (kind === "code") return this.code();
+    if (kind === "evaluator") return this.evaluator();
     const result = await complete(this.llmCall(kind));
     return this.llmDone(result);
   }
 
   async *stream(): AsyncGenerator<{ type: "delta"; text: string } | { type: "done"; outcome: Outcome }> {
     const kind = this.kind();
-    if (kind === "hook" || kind === "code") {
+    if (kind === "hook" || kind === "code" || kind === "evaluator") {
       yield { type: "done", outcome: await this.run() };
       return;
     }
@@ -206,6 +210,15 @@ class Invocation {
     this.callSpan.set({ entry: result.entry, outputs: result.outputs });
     this.callSpan.end();
     return { outputs: result.outputs };
+  }
+
+  evaluator(): Promise<Outcome> {
+    return runEvaluator(parseUri(this.request.uri)!.key, {
+      parameters: this.parameters,
+      inputs: this.inputs,
+      request: this.request,
+      openSpan: (name, type) => (this.callSpan = this.tracer.start(name, type, this.handlerSpan!.span)),
+    });
   }
 
   finish(outcome: Outcome): WorkflowResult {
