@@ -1,0 +1,36 @@
+import autocannon from "autocannon";
+import { promptConfig, type Api } from "./api.ts";
+
+export interface Load {
+  rps: number;
+  p99: number;
+  /** Answers other than the expected status, errors and timeouts. */
+  failures: number;
+}
+
+/** 64 connections for `seconds`, the load every hot-path figure and its baseline get. */
+export async function load(url: string, seconds: number, body: string, headers: Record<string, string>, expect: "2xx" | "3xx"): Promise<Load> {
+  const r = await autocannon({ url, connections: 64, duration: seconds, method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+  const expected = r[expect];
+  return { rps: r.requests.average, p99: r.latency.p99, failures: r.requests.total - expected + r.errors + r.timeouts };
+}
+
+export const RETRIEVE = JSON.stringify({ application_ref: { slug: "hot" }, environment_ref: { slug: "production" } });
+
+/** An application deployed to production; returns the ETag its retrieval carries. */
+export async function deployHotApplication(api: Api): Promise<string> {
+  const app = (await api.post("/simple/applications/", { application: { slug: "hot", data: promptConfig(1) } })).application;
+  await api.post("/applications/revisions/deploy", { application_variant_ref: { id: app.variant_id }, environment_ref: { slug: "production" } });
+  const res = await fetch(`${api.url}/api/applications/revisions/retrieve`, {
+    method: "POST",
+    headers: { authorization: `ApiKey ${api.key}`, "content-type": "application/json" },
+    body: RETRIEVE,
+  });
+  await res.arrayBuffer();
+  const etag = res.headers.get("etag");
+  if (res.status !== 200 || !etag) throw new Error(`retrieve → ${res.status}, etag ${etag}`);
+  return etag;
+}
+
+export const retrieveLoad = (api: Api, seconds: number, etag?: string) =>
+  load(`${api.url}/api/applications/revisions/retrieve`, seconds, RETRIEVE, { authorization: `ApiKey ${api.key}`, ...(etag ? { "if-none-match": etag } : {}) }, etag ? "3xx" : "2xx");

@@ -1,0 +1,178 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { ADMIN_KEY, provision, type Api } from "./api.ts";
+import { commitLine } from "./commits.ts";
+import { csvPath } from "./csv-files.ts";
+import { deployHotApplication, load, retrieveLoad, type Load } from "./hot-path.ts";
+import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
+import { failed, machine, printTable, writeReport, type Line } from "./report.ts";
+import { sdkLine } from "./sdk.ts";
+import { startLines } from "./start.ts";
+import { deltaLines, downloadLine, uploadLine, type Testset } from "./testsets.ts";
+
+/**
+ * `npm run bench [-- --quick] [-- --profile]`: starts its own servers (a bare Fastify baseline, Tessera on
+ * PGlite, Tessera on PostgreSQL), measures each line against a same-run baseline, prints the table
+ * and writes BENCHMARKS.md. A line that fails is reported as such; the others still run.
+ */
+const args = process.argv.slice(2);
+const quick = args.includes("--quick");
+const profile = args.includes("--profile");
+const seconds = quick ? 3 : 10;
+const warmup = quick ? 1 : 3;
+const bigRows = quick ? 100_000 : 1_000_000;
+const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const benchDb = process.env.BENCH_DATABASE ?? "tessera_bench";
+const benchUrl = Object.assign(new URL(adminUrl), { pathname: `/${benchDb}` }).toString();
+
+const work = mkdtempSync(join(tmpdir(), "tessera-bench-"));
+const lines: Line[] = [];
+const began = performance.now();
+const progress = (s: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
+
+async function attempt(name: string, target: string, run: () => Promise<Line | Line[] | null>): Promise<void> {
+  progress(name);
+  try {
+    const got = await run();
+    if (got) lines.push(...(Array.isArray(got) ? got : [got]));
+  } catch (error) {
+    progress(`  failed: ${(error as Error).message}`);
+    lines.push(failed(name, target, error));
+  }
+}
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const fmtLoad = (l: Load) => `${Math.round(l.rps).toLocaleString("en-US")} req/s, p99 ${l.p99} ms`;
+
+function hotLine(name: string, got: Load, base: Load, target: number, what: string): Line {
+  const ratio = got.rps / base.rps;
+  return {
+    name,
+    figure: fmtLoad(got),
+    baseline: fmtLoad(base),
+    ratio,
+    target: `≥ ${target}`,
+    met: ratio >= target && got.failures === 0,
+    note: `${what}; autocannon in the bench process, 64 connections, ${seconds} s after ${warmup} s of warm-up${got.failures ? `; ${got.failures} unexpected answers` : ""}. The client shares the machine's ${machine().cores} cores with the server, for the baseline too.`,
+  };
+}
+
+async function tessera(label: string, env: Record<string, string>): Promise<{ server: Child; api: Api }> {
+  const server = await startChild("src/main.ts", { TESSERA_ADMIN_KEY: ADMIN_KEY, TESSERA_DATA_DIR: join(work, `data-${label}`), ...env }, work, `tessera-${label}`, "/api/health",
+    profile ? ["--cpu-prof", `--cpu-prof-dir=${join(ROOT, "bench", "profiles")}`] : []);
+  return { server, api: await provision(server.url) };
+}
+
+async function hotPath(label: string, api: Api, base: Load | null) {
+  if (!base) throw new Error("no baseline (the empty Fastify server did not run)");
+  const etag = await deployHotApplication(api);
+  await retrieveLoad(api, warmup);
+  const plain = await retrieveLoad(api, seconds);
+  await attempt(`2. retrieve with If-None-Match → 304 (${label})`, "≥ 0.8", async () => {
+    await retrieveLoad(api, warmup, etag);
+    return hotLine(`2. retrieve with If-None-Match → 304 (${label})`, await retrieveLoad(api, seconds, etag), base, 0.8, "the same request with the current ETag: 304 without a body");
+  });
+  return hotLine(`1. retrieve by environment_ref (${label})`, plain, base, 0.6, "POST /api/applications/revisions/retrieve {application_ref, environment_ref: production}, a deployed prompt config");
+}
+
+async function main() {
+  progress(`${quick ? "quick" : "full"} run; work dir ${work}`);
+  const fixtures = new Map<number, Testset>();
+  let base: Load | null = null;
+
+  // Baseline of the hot path: an empty Fastify route in a child process, under the same load.
+  const empty = await startChild("bench/empty-server.ts", {}, work, "empty-fastify", "/health");
+  try {
+    const url = `${empty.url}/empty`;
+    await load(url, warmup, "{}", {}, "2xx");
+    base = await load(url, seconds, "{}", {}, "2xx");
+    progress(`baseline: ${fmtLoad(base)}`);
+  } catch (error) {
+    lines.push(failed("baseline: empty Fastify route", "—", error));
+  } finally {
+    await empty.stop();
+  }
+
+  // Tessera on the embedded database.
+  try {
+    const { server, api } = await tessera("pglite", {});
+    try {
+      await attempt("1. retrieve by environment_ref (PGlite)", "≥ 0.6", () => hotPath("PGlite", api, base));
+      // The PGlite upload's baseline is still PostgreSQL's COPY: there is no faster way to load rows here.
+      await attempt("3. upload 100,000 CSV rows (PGlite)", "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, 100_000, "PGlite", benchUrl, new Map()));
+      await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
+    } finally {
+      await server.stop();
+    }
+  } catch (error) {
+    progress(`Tessera on PGlite failed: ${(error as Error).message}`);
+    lines.push(failed("Tessera on PGlite", "—", error));
+  }
+
+  // Tessera on PostgreSQL, in a database of the bench's own.
+  try {
+    const { server, api } = await tessera("postgres", { DATABASE_URL: benchUrl });
+    try {
+      await attempt("1. retrieve by environment_ref (PostgreSQL)", "≥ 0.6", () => hotPath("PostgreSQL", api, base));
+      await attempt("SDK getConfig from its cache", "< 50 µs", () => sdkLine(api, quick ? 20_000 : 100_000));
+      await attempt("3. upload 100,000 CSV rows (PostgreSQL)", "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, 100_000, "PostgreSQL", benchUrl, fixtures));
+      if (bigRows !== 100_000) {
+        await attempt(`3. upload ${bigRows.toLocaleString("en-US")} CSV rows (PostgreSQL)`, "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, bigRows, "PostgreSQL", benchUrl, fixtures));
+      }
+      await attempt(`5. download ${bigRows.toLocaleString("en-US")} rows as CSV (PostgreSQL)`, "reported", async () => {
+        const ts = fixtures.get(bigRows);
+        if (!ts) throw new Error(`no testset of ${bigRows} rows (its upload failed)`);
+        return downloadLine(api, ts, benchUrl);
+      });
+      await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
+      await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
+    } finally {
+      await server.stop();
+    }
+  } catch (error) {
+    progress(`Tessera on PostgreSQL failed: ${(error as Error).message}`);
+    lines.push(failed("Tessera on PostgreSQL", "—", error));
+  }
+
+  await attempt("6. cold start / warm restart (npm start, PGlite)", "reported", () => startLines(work, quick ? 1 : 3));
+}
+
+async function cleanUp() {
+  rmSync(work, { recursive: true, force: true });
+  for (const rows of [1_000, 10_000, 100_000, 1_000_000]) rmSync(csvPath(rows), { force: true });
+  await admin(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`).catch((e) => progress(`could not drop ${benchDb}: ${e.message}`));
+}
+
+try {
+  await admin(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`);
+  await admin(`CREATE DATABASE ${benchDb}`);
+} catch (error) {
+  progress(`PostgreSQL unavailable at ${adminUrl}: ${(error as Error).message}`);
+}
+try {
+  await main();
+} finally {
+  await cleanUp();
+}
+printTable(lines);
+const path = writeReport(lines, machine(), quick ? "quick (`--quick`: 3 s loads, 100,000-row testsets)" : "full (10 s loads, 1,000,000-row testsets)", [
+  "Servers are child processes (`node src/main.ts`, LOG_LEVEL=warn) on free ports: one with a fresh TESSERA_DATA_DIR (PGlite), one with DATABASE_URL to a database the bench creates and drops (`tessera_bench`).",
+  "The hot-path baseline is a bare Fastify app (`bench/empty-server.ts`) whose POST route returns `{}`, run as a child process under the same autocannon load.",
+  "Peak RSS is the server process's VmHWM from /proc, reset (clear_refs 5) before each upload.",
+  "Upload and download baselines use `pg-copy-streams` (a pure-JS dev dependency) for `COPY … FROM STDIN` / `COPY … TO STDOUT` on the local PostgreSQL.",
+  "The PGlite lines do not include the 1,000,000-row upload, the download or the delta lines: those run on PostgreSQL, where the bench can read storage sizes directly.",
+  `Servers ran from ${SERVER_ROOT === ROOT ? "this working tree" : `\`${SERVER_ROOT}\` (\`--server-root\`)`}.`,
+  `Total bench time: ${((performance.now() - began) / 60000).toFixed(1)} min.`,
+]);
+process.stdout.write(`\nwrote ${path}\n`);
