@@ -71,15 +71,31 @@ describe("testset revisions", () => {
     expect(viaGet.data.testcase_ids).toEqual(v1.data.testcase_ids);
   });
 
+  it("answers a commit without inlined testcases unless asked (as the reference)", async () => {
+    const own = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "commit-answer", data: { testcases: rows(2) } } })).testset;
+    const plain = (await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision_commit: { testset_id: own.id, testset_variant_id: own.variant_id, delta: { rows: { add: [{ data: { question: "solo", answer: "s" } }] } } },
+    })).testset_revision;
+    expect(plain.data.testcases).toBeUndefined();
+    expect(plain.data.testcase_ids.length).toBeGreaterThan(0);
+    const bare = (await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision_commit: { testset_id: own.id, testset_variant_id: own.variant_id, delta: { rows: { remove: plain.data.testcase_ids.slice(-1) } } },
+      include_testcase_ids: false,
+    })).testset_revision;
+    expect(bare.data.testcase_ids).toBeUndefined();
+  });
+
   it("commits full data and deltas; a pinned revision keeps its rows", async () => {
     const full = (await p.ok("POST", "/testsets/revisions/commit", {
       testset_revision_commit: { testset_id: ts.id, testset_variant_id: ts.variant_id, message: "full", data: { testcases: rows(2, "z") } },
+      include_testcases: true,
     })).testset_revision;
     expect(full.version).toBe("2");
     expect(full.data.testcases.map((t: any) => t.data.question)).toEqual(["z0", "z1"]);
 
     const added = (await p.ok("POST", "/testsets/revisions/commit", {
       testset_revision_commit: { testset_id: ts.id, testset_revision_id: v1.id, message: "add", delta: { rows: { add: [{ data: { question: "new", answer: "x" } }] } } },
+      include_testcases: true,
     })).testset_revision;
     expect(added.version).toBe("3");
     expect(added.data.testcase_ids.slice(0, 3)).toEqual(v1.data.testcase_ids);
@@ -88,6 +104,7 @@ describe("testset revisions", () => {
     const [first, second] = v1.data.testcase_ids;
     const edited = (await p.ok("POST", "/testsets/revisions/commit", {
       testset_revision: { testset_variant_id: ts.variant_id, delta: { rows: { remove: [first], replace: [{ id: second, data: { question: "q1!", answer: "a1" } }] } } },
+      include_testcases: true,
     })).testset_revision;
     expect(edited.data.testcases.map((t: any) => t.data.question)).toEqual(["q1!", "q2", "new"]);
     expect(edited.data.testcase_ids[0]).not.toBe(second);
@@ -95,11 +112,13 @@ describe("testset revisions", () => {
 
     const renamed = (await p.ok("POST", "/testsets/revisions/commit", {
       testset_revision: { testset_variant_id: ts.variant_id, delta: { columns: { replace: [["question", "prompt"]], remove: ["answer"], add: ["notes"] } } },
+      include_testcases: true,
     })).testset_revision;
     expect(renamed.data.testcases[0].data).toMatchObject({ prompt: "q1!", notes: null });
     expect(renamed.data.testcases[0].data.answer).toBeUndefined();
     const mapped = (await p.ok("POST", "/testsets/revisions/commit", {
       testset_revision: { testset_variant_id: ts.variant_id, delta: { columns: { replace: { prompt: "question" } } } },
+      include_testcases: true,
     })).testset_revision;
     expect(mapped.data.testcases[0].data.question).toBe("q1!");
 

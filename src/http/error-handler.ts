@@ -2,8 +2,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { HttpError } from "./errors.ts";
 import { toIssues } from "./validation.ts";
 
-/** Fastify's own client errors, reworded so that `detail` tells the client what to change. */
-// (Empty and malformed JSON bodies are answered by the JSON body parser itself: json-body.ts.)
+/**
+ * Fastify's own client errors, reworded so that `detail` tells the client what to change. (Empty and
+ * malformed JSON bodies are answered by the JSON body parser itself: json-body.ts.)
+ */
 const FASTIFY_DETAIL: Record<string, (e: FastifyError, request: FastifyRequest) => string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (_e, request) => `Unsupported content type: ${request.headers["content-type"] ?? "none given"}; send application/json`,
   FST_ERR_CTP_BODY_TOO_LARGE: (_e, request) => `Request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes (TESSERA_BODY_LIMIT)`,

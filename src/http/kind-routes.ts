@@ -26,6 +26,8 @@ export interface KindRouteOptions {
   readOptions?: Record<string, TSchema>;
   /** Whether revisions of this kind can be deployed to environments. */
   deployable?: boolean;
+  /** Read options a commit's answer uses unless the commit body sets them (e.g. no testcases inlined). */
+  commitReadDefaults?: Record<string, unknown>;
 }
 
 type Body = Record<string, any>;
@@ -47,7 +49,7 @@ export function aliased(kind: Kind, body: Body | null | undefined, suffix: strin
 export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
   const n = kind.name;
   const P = `/${kind.plural}`;
-  const s = kindSchemas(kind, opts.data, opts.delta);
+  const s = kindSchemas(kind, opts.data, opts.delta, opts.readOptions);
   const tags = [kind.plural[0].toUpperCase() + kind.plural.slice(1)];
   const retrieveBody = Type.Object({ ...s.retrieveRefs, resolve: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])), ...opts.readOptions }, { additionalProperties: false });
   const readOptionKeys = Object.keys(opts.readOptions ?? {});
@@ -108,7 +110,7 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     });
 
     // ---- revisions
-    const commitBody = async (req: FastifyRequest, c: Body) => {
+    const commitBody = async (req: FastifyRequest, c: Body, options: Record<string, unknown>) => {
       let variantId = aliased(kind, c, "variant_id", "variant_id");
       const artifactId = aliased(kind, c, "id", "artifact_id");
       if (!variantId && artifactId) variantId = (await defaultVariant(ctx.db, req.scope, kind, artifactId)).id;
@@ -118,15 +120,17 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
         slug: c.slug, name: c.name, description: c.description, message: c.message, flags: c.flags, tags: c.tags, meta: c.meta,
         data: c.data, delta: c.delta,
       }));
-      return one(`${n}_revision`, await present(row, read(req, optionsOf(undefined))));
+      return one(`${n}_revision`, await present(row, read(req, options)));
     };
+    // A commit answers with its revision; large payloads (a testset's rows) only when asked for.
+    const commitOptions = (b: Body) => Object.fromEntries(readOptionKeys.map((k) => [k, b[k] ?? opts.commitReadDefaults?.[k]]));
     app.post(`${P}/revisions/`, { schema: schema(`Create ${n} revision`, { body: s.revisionCreate, response: { 200: s.one(`${n}_revision`) } }) }, async (req) =>
-      commitBody(req, (req.body as Body)[`${n}_revision`]));
+      commitBody(req, (req.body as Body)[`${n}_revision`], commitOptions({})));
     app.post(`${P}/revisions/commit`, { schema: schema(`Commit ${n} revision`, { body: s.commit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
       const b = req.body as Body;
       const c = b[`${n}_revision_commit`] ?? b[`${n}_revision`];
       if (!c) throw badRequest(`Body must hold ${n}_revision_commit (or ${n}_revision)`);
-      return commitBody(req, c);
+      return commitBody(req, c, commitOptions(b));
     });
     app.get(`${P}/revisions/:${n}_revision_id`, {
       schema: schema(`Fetch ${n} revision`, { params: IdParam(`${n}_revision_id`), querystring: Type.Object(opts.readOptions ?? {}), response: { 200: s.one(`${n}_revision`) } }),

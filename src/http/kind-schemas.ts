@@ -45,7 +45,7 @@ export function idFields(kind: Kind, suffix: string, generic: string): Record<st
   return out;
 }
 
-export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchema | null) {
+export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchema | null, readOptions: Record<string, TSchema> = {}) {
   const n = kind.name;
   const artifactCreate = Type.Object({ slug: Nullable(Type.String()), folder_id: Nullable(Uuid), ...metadata }, Strict);
   const edit = Type.Object({ id: Nullable(Uuid), ...metadata }, Strict);
@@ -108,7 +108,7 @@ export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchem
       [`${n}_revision`]: Nullable(revisionQuery), ...refs(`${n}_refs`), ...refs(`${n}_variant_refs`), ...refs(`${n}_revision_refs`),
       include_archived: Nullable(Type.Boolean()), windowing: Nullable(WindowingSchema),
     }, Strict),
-    commit: Type.Object({ [`${n}_revision_commit`]: Type.Optional(commit), [`${n}_revision`]: Type.Optional(commit) }, Strict),
+    commit: Type.Object({ [`${n}_revision_commit`]: Type.Optional(commit), [`${n}_revision`]: Type.Optional(commit), ...readOptions }, Strict),
     log: Type.Object({ [n]: Type.Optional(log), [`${n}_revisions`]: Type.Optional(log), [`${n}_revision`]: Type.Optional(log) }, Strict),
     retrieveRefs,
     deploy: Type.Object({ ...retrieveRefs, message: Nullable(Type.String()) }, Strict),

@@ -23,7 +23,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   }
   await app.register(kindRoutes(environments, { data: EnvironmentDataSchema, delta: EnvironmentDeltaSchema }), ctx);
   await app.register(simpleRoutes(environments, { data: EnvironmentDataSchema, guard: true }), ctx);
-  await app.register(kindRoutes(testsets, { data: TestsetDataSchema, delta: TestsetDeltaSchema, readOptions: TestsetReadOptions }), ctx);
+  await app.register(kindRoutes(testsets, { data: TestsetDataSchema, delta: TestsetDeltaSchema, readOptions: TestsetReadOptions, commitReadDefaults: { include_testcases: false } }), ctx);
   await app.register(simpleRoutes(testsets, { data: TestsetDataSchema }), ctx);
   await app.register(testsetFileRoutes, ctx);
   const kinds = [applications, evaluators, workflows, environments, testsets];

@@ -8096,6 +8096,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        include_testcase_ids?: boolean | null;
+                        include_testcases?: boolean | null;
                         testset_revision?: {
                             artifact_id?: string | null;
                             base_revision_id?: string | null;
