@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Type, type TSchema } from "typebox";
 import { cachedRetrieve, matchesTag, revisionTag } from "../cache/cached-retrieve.ts";
+import { Lru } from "../cache/lru.ts";
 import type { AppContext } from "../context.ts";
 import { createArtifact, findArtifact, queryArtifacts } from "../versioning/artifacts.ts";
 import { commitRevision } from "../versioning/commit.ts";
@@ -32,6 +33,9 @@ export interface KindRouteOptions {
 
 type Body = Record<string, any>;
 
+/** Retrieve answers up to this size are kept serialised (large testset revisions are not). */
+const MAX_CACHED_BODY = 256 * 1024;
+
 /** The one id a path names (`:application_id`, `:application_variant_id`, …). */
 const pathId = (req: FastifyRequest): string => Object.values(req.params as Record<string, string>)[0];
 
@@ -55,6 +59,7 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
   const readOptionKeys = Object.keys(opts.readOptions ?? {});
 
   return async function routes(app: FastifyInstance, ctx: AppContext) {
+    const bodies = new Lru<string, string>(10_000);
     const read = (req: FastifyRequest, options: Record<string, unknown> = {}): ReadContext => ({ db: ctx.db, scope: req.scope, config: ctx.config, options });
     const present = async (rev: RevisionRow, rc: ReadContext) => revisionRecord(kind, rev, kind.present ? await kind.present(rev, rc) : rev.data);
     const one = (key: string, record: unknown) => ({ count: record ? 1 : 0, [key]: record });
@@ -194,7 +199,14 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const tag = revisionTag(r.revision.id, `${edited}${r.retrievalInfo ? `@${r.retrievalInfo.references.environment_revision?.id}` : ""}`, options);
       reply.header("etag", tag);
       if (matchesTag(req.headers["if-none-match"], tag)) return reply.code(304).send();
-      return retrieved(req, r, options);
+      // The tag names everything the body holds, so the serialised body can be kept under it.
+      const key = `${req.scope.projectId}\u0000${tag}`;
+      let body = bodies.get(key);
+      if (body === undefined) {
+        body = JSON.stringify(await retrieved(req, r, options));
+        if (body.length <= MAX_CACHED_BODY) bodies.set(key, body);
+      }
+      return reply.type("application/json; charset=utf-8").send(body);
     });
     if (opts.deployable) {
       app.post(`${P}/revisions/deploy`, { schema: schema(`Deploy a ${n} revision to an environment`, { body: s.deploy, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {

@@ -54,6 +54,9 @@ export interface TestsetDeltaOptions {
   remove?: string[];
   /** Testcases to change in place: their id and their new data. */
   replace?: { id: string; data: Record<string, unknown> }[];
+  /** Whether the answer inlines the new revision's testcases (default false) and their ids (default true). */
+  includeTestcases?: boolean;
+  includeTestcaseIds?: boolean;
 }
 
 export type FileType = "csv" | "json";
@@ -180,6 +183,8 @@ export class TesseraClient {
           message: options.message,
           delta: { rows: { add: options.add?.map((data) => ({ data })), remove: options.remove, replace: options.replace } },
         },
+        include_testcases: options.includeTestcases,
+        include_testcase_ids: options.includeTestcaseIds,
       },
     })).body;
   }

@@ -100,7 +100,7 @@ describe("testsets", () => {
     const peru = testset.data.testcases[1];
     const rev = ((await client.commitTestsetDelta({
       testsetId: testset.id, message: "delta", add: [{ country: "Chile", answer: "Santiago" }],
-      replace: [{ id: france.id, data: { country: "France", answer: "Paris (FR)" } }], remove: [peru.id],
+      replace: [{ id: france.id, data: { country: "France", answer: "Paris (FR)" } }], remove: [peru.id], includeTestcases: true,
     })) as any).testset_revision;
     expect(rev.version).toBe("2");
     expect(rev.data.testcases.map((t: any) => t.data.answer)).toEqual(["Paris (FR)", "Santiago"]);
