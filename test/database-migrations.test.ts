@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -41,20 +41,37 @@ describe("migrations", () => {
 });
 
 describe("embedded database directory", () => {
-  it("persists across reopen and refuses a second opener while in use", async () => {
+  it("persists across reopen, and is open once at a time", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tessera-db-"));
     try {
       const first = await openPglite(join(dir, "db"));
       expect(await migrate(first)).toEqual(MIGRATIONS);
       await first.query("CREATE TABLE marker (note text)");
       await first.query("INSERT INTO marker VALUES ('kept')");
-      await expect(openPglite(join(dir, "db"))).rejects.toThrow(/in use by process \d+/);
+      expect(readFileSync(join(dir, "db.lock"), "utf8")).toBe(String(process.pid));
+      await expect(openPglite(join(dir, "db"))).rejects.toThrow(/already open in this process/);
       await first.close();
+      expect(existsSync(join(dir, "db.lock"))).toBe(false);
 
       const again = await openPglite(join(dir, "db"));
       expect(await migrate(again)).toEqual([]);
       expect(await again.query("SELECT note FROM marker")).toEqual([{ note: "kept" }]);
       await again.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("takes over a lock left by a process that is gone, or by an earlier life of this pid", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tessera-db-"));
+    try {
+      // A pid above the kernel's maximum (2^22) cannot be running.
+      for (const stale of ["4194305", String(process.pid)]) {
+        writeFileSync(join(dir, "db.lock"), stale);
+        const db = await openPglite(join(dir, "db"));
+        expect(readFileSync(join(dir, "db.lock"), "utf8")).toBe(String(process.pid));
+        await db.close();
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@ import { request } from "node:http";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServerProcess, type ServerProcess } from "./support/process.ts";
+import { runScript, startServerProcess, type ServerProcess } from "./support/process.ts";
 import { processTarget, type ProcessTarget } from "./support/process-target.ts";
 
 /**
@@ -60,6 +60,18 @@ describe("server process", () => {
     await expect.poll(() => logLines(server!.output.stdout).some((l) => l.reqId === "process-test-1" && l.msg === "request completed")).toBe(true);
     const listening = logLines(server!.output.stdout).find((l) => l.msg === "Tessera is listening");
     expect(listening).toMatchObject({ level: 30, driver: process.env.DATABASE_URL ? "postgres" : "pglite" });
+  });
+
+  it("keeps its embedded database to itself: a second process is refused, with a message", { timeout: 60_000 }, async () => {
+    const run = await runScript("src/cli/key-create.ts", ["--project", "default"], target.env);
+    if (process.env.DATABASE_URL) {
+      // PostgreSQL is shared: a key made next to the running server works at once.
+      expect(run.code).toBe(0);
+      expect(await keyStatus(server!.url, run.stdout.trim())).toBe(404);
+    } else {
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/The embedded database in .* is in use by process \d+ \(a running Tessera server\?\)/);
+    }
   });
 
   it("on SIGTERM finishes the request in flight, then exits 0", { timeout: 60_000 }, async () => {

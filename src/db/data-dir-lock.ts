@@ -1,4 +1,7 @@
-import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from "node:fs";
+import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+
+/** Directories this process holds: a lock file naming our own pid but not listed here is from a previous process (a container restarted as pid 1). */
+const held = new Set<string>();
 
 /**
  * PGlite is a whole PostgreSQL inside one process and does not notice a second process opening the same
@@ -9,17 +12,22 @@ import { openSync, readFileSync, unlinkSync, writeSync, closeSync } from "node:f
  */
 export function lockDataDir(dir: string): () => void {
   const path = `${dir}.lock`;
+  if (held.has(path)) throw new Error(`The embedded database in ${dir} is already open in this process`);
   for (let attempt = 0; ; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o600);
       writeSync(fd, String(process.pid));
       closeSync(fd);
-      return () => unlinkSync(path);
+      held.add(path);
+      return () => {
+        held.delete(path);
+        unlinkSync(path);
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt > 0) throw error;
     }
     const owner = Number(readFileSync(path, "utf8"));
-    if (owner && isRunning(owner)) {
+    if (owner && owner !== process.pid && isRunning(owner)) {
       throw new Error(
         `The embedded database in ${dir} is in use by process ${owner} (a running Tessera server?). ` +
           `Stop that process first, or run every process against PostgreSQL (DATABASE_URL). ` +
