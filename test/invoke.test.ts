@@ -95,8 +95,9 @@ describe("invoking applications through the hosted runtime", () => {
   });
 
   it("streams server-sent events when asked", async () => {
-    const res = await invokeAt("http://x/services/completion/v0", { data: { inputs: { country: "Chile" }, parameters: prompt("Capital of {{country}}?") } }, p, { accept: "text/event-stream" });
+    const res = await invokeAt("http://x/services/completion/v0", { data: { inputs: { country: "Chile" }, parameters: prompt("Capital of {{country}}?") } }, p, { accept: "text/event-stream", "accept-encoding": "gzip" });
     expect(res.statusCode).toBe(200);
+    expect(res.headers["content-encoding"]).toBeUndefined();
     expect(res.headers["content-type"]).toMatch(/text\/event-stream/);
     expect(res.body).toContain("event: delta");
     const done = res.body.split("\n\n").find((e) => e.startsWith("event: done"))!;

@@ -286,3 +286,26 @@ describe("embedded references", () => {
     expect(kept.resolution_info.errors).toHaveLength(1);
   });
 });
+
+describe("query filters and compression", () => {
+  it("filters by flags, tags and meta (subset match) and by slugs", async () => {
+    const q = await server.project({ seedDefaults: false });
+    await q.ok("POST", "/workflows/", { workflow: { slug: "a", tags: { team: "search", tier: "gold" }, meta: { owner: { name: "ana" } } } });
+    await q.ok("POST", "/workflows/", { workflow: { slug: "b", tags: { team: "search" }, flags: { is_snippet: true } } });
+    await q.ok("POST", "/workflows/", { workflow: { slug: "c", tags: { team: "ads" } } });
+    const slugs = async (body: object) => (await q.ok("POST", "/workflows/query", body)).workflows.map((w: any) => w.slug).sort();
+    expect(await slugs({ workflow: { tags: { team: "search" } } })).toEqual(["a", "b"]);
+    expect(await slugs({ workflow: { tags: { team: "search", tier: "gold" } } })).toEqual(["a"]);
+    expect(await slugs({ workflow: { meta: { owner: { name: "ana" } } } })).toEqual(["a"]);
+    expect(await slugs({ workflow: { flags: { is_snippet: true } } })).toEqual(["b"]);
+    expect(await slugs({ workflow: { flags: { is_snippet: false } } })).toEqual(["a", "c"]);
+    expect(await slugs({ workflow_refs: [{ slug: "c" }, { slug: "a" }] })).toEqual(["a", "c"]);
+    expect(await slugs({ workflow: { slugs: ["b", "c"] } })).toEqual(["b", "c"]);
+  });
+
+  it("compresses large answers when the client asks", async () => {
+    const res = await p.call("POST", "/applications/query", {}, { "accept-encoding": "gzip" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-encoding"]).toBe("gzip");
+  });
+});

@@ -1,3 +1,4 @@
+import compress from "@fastify/compress";
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
 import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
@@ -44,6 +45,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     reply.header("x-request-id", request.id);
   });
   await registerOpenApi(app);
+  // Large answers (queries, testset downloads) are compressed when the client asks; brotli's default
+  // level is too slow for streamed downloads, so gzip and deflate only.
+  await app.register(compress, { threshold: 1024, encodings: ["gzip", "deflate"] });
   const cache = ctx.cache ?? new ReferenceCache();
   const stopListening = await cache.connect(ctx.db);
   app.addHook("onClose", stopListening);

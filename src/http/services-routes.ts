@@ -68,6 +68,10 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     return `svc:${CUSTOM.has(key) ? "custom" : "builtin"}:${key}:${version}`;
   };
 
+  // Invoke answers are small, and a compressed event stream would hold tokens back in zlib's buffer.
+  app.addHook("onRoute", (route) => {
+    route.compress = false;
+  });
   for (const action of ["invoke", "inspect"] as const) {
     const run = action === "invoke" ? invoke : inspect;
     app.post(`/services/:key/:version/${action}`, { schema: { tags, summary: `${action} a hosted service`, params: KeyParams, body: InvokeBody } }, (req, reply) =>
