@@ -8,7 +8,9 @@ import { csvPath } from "./csv-files.ts";
 import { deployHotApplication, load, retrieveLoad, type Load } from "./hot-path.ts";
 import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
 import { failed, machine, printTable, writeReport, type Line } from "./report.ts";
+import { invokeLine } from "./invoke.ts";
 import { sdkLine } from "./sdk.ts";
+import { startStubLlm } from "../test/runtime/stub-llm.ts";
 import { startLines } from "./start.ts";
 import { deltaLines, downloadLine, uploadLine, type Testset } from "./testsets.ts";
 
@@ -20,6 +22,8 @@ import { deltaLines, downloadLine, uploadLine, type Testset } from "./testsets.t
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const profile = args.includes("--profile");
+/** `--only=invoke`: run just the lines whose name contains this text (a line may need an earlier one's data). */
+const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).toLowerCase();
 const seconds = quick ? 3 : 10;
 const warmup = quick ? 1 : 3;
 const bigRows = quick ? 100_000 : 1_000_000;
@@ -33,6 +37,7 @@ const began = performance.now();
 const progress = (s: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
 
 async function attempt(name: string, target: string, run: () => Promise<Line | Line[] | null>): Promise<void> {
+  if (only && !name.toLowerCase().includes(only)) return;
   progress(name);
   try {
     const got = await run();
@@ -104,10 +109,12 @@ async function main() {
     await empty.stop();
   }
 
-  // Tessera on the embedded database.
+  // Tessera on the embedded database; its provider is a stub on 127.0.0.1 for the invoke line.
+  const llm = await startStubLlm();
   try {
-    const { server, api } = await tessera("pglite", {});
+    const { server, api } = await tessera("pglite", { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-bench" });
     try {
+      await attempt("invoke overhead (completion, PGlite)", "< 2 ms at p50", () => invokeLine(api, llm.baseUrl, quick ? 200 : 1000));
       await attempt("1. retrieve by environment_ref (PGlite)", "≥ 0.6", () => hotPath("PGlite", api, base));
       // The PGlite upload's baseline is still PostgreSQL's COPY: there is no faster way to load rows here.
       await attempt("3. upload 100,000 CSV rows (PGlite)", "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, 100_000, "PGlite", benchUrl, new Map()));
@@ -118,6 +125,8 @@ async function main() {
   } catch (error) {
     progress(`Tessera on PGlite failed: ${(error as Error).message}`);
     lines.push(failed("Tessera on PGlite", "—", error));
+  } finally {
+    await llm.close();
   }
 
   // Tessera on PostgreSQL, in a database of the bench's own.
@@ -166,7 +175,8 @@ try {
   await cleanUp();
 }
 printTable(lines);
-const path = writeReport(lines, machine(), quick ? "quick (`--quick`: 3 s loads, 100,000-row testsets)" : "full (10 s loads, 1,000,000-row testsets)", [
+// A partial run (--only) prints its lines but leaves BENCHMARKS.md to full and quick runs.
+const path = only ? "(nothing: --only runs are not written)" : writeReport(lines, machine(), quick ? "quick (`--quick`: 3 s loads, 100,000-row testsets)" : "full (10 s loads, 1,000,000-row testsets)", [
   "Servers are child processes (`node src/main.ts`, LOG_LEVEL=warn) on free ports: one with a fresh TESSERA_DATA_DIR (PGlite), one with DATABASE_URL to a database the bench creates and drops (`tessera_bench`).",
   "The hot-path baseline is a bare Fastify app (`bench/empty-server.ts`) whose POST route returns `{}`, run as a child process under the same autocannon load.",
   "Peak RSS is the server process's VmHWM from /proc, reset (clear_refs 5) before each upload.",

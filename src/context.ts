@@ -1,6 +1,7 @@
 import type { ReferenceCache } from "./cache/reference-cache.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { TraceWriter } from "./traces/trace-writer.ts";
 
 /** What every part of the server is handed at start: configuration and storage. */
 export interface AppContext {
@@ -8,4 +9,6 @@ export interface AppContext {
   db: Database;
   /** Set by the server: cached reference resolutions, retired on every write in a project. */
   cache?: ReferenceCache;
+  /** Set by the server: invocation traces, written in batches. */
+  traces?: TraceWriter;
 }

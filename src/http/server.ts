@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
+import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
 import { registerJsonBody } from "./json-body.ts";
@@ -51,7 +52,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   const cache = ctx.cache ?? new ReferenceCache();
   const stopListening = await cache.connect(ctx.db);
   app.addHook("onClose", stopListening);
-  const routeContext: AppContext = { ...ctx, cache };
+  const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
+  app.addHook("onClose", () => traces.flush());
+  const routeContext: AppContext = { ...ctx, cache, traces };
 
   await app.register(async (api) => {
     api.get("/health", { schema: { tags: ["Health"], summary: "Liveness", security: [] } }, async () => ({ status: "ok" }));

@@ -12,8 +12,7 @@ import { invokeWorkflow, streamWorkflow, type InvokeRequest, type StreamEvent, t
 import { encodeSse } from "../runtime/sse.ts";
 import { newSpanId, newTraceId } from "../runtime/trace.ts";
 import { secretCipher } from "../secrets/cipher.ts";
-import { projectSecrets } from "../secrets/provider-secrets.ts";
-import { saveTrace } from "../traces/traces.ts";
+import { projectSecrets, type ProviderSecret } from "../secrets/provider-secrets.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { formatUri, parseUri } from "../workflows/uri.ts";
 import { authenticate } from "./authentication.ts";
@@ -114,24 +113,34 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     }
   }
 
+  /** A project's provider keys, decrypted once and kept until the project next changes. */
+  async function secretsOf(scope: Scope) {
+    const cached = ctx.cache?.get<ProviderSecret[]>(scope.projectId, "provider-secrets");
+    if (cached) return cached;
+    const generation = ctx.cache?.generation(scope.projectId) ?? 0;
+    const secrets = await projectSecrets(ctx.db, scope, cipher);
+    ctx.cache?.set(scope.projectId, "provider-secrets", secrets, generation);
+    return secrets;
+  }
+
   async function invoke(req: FastifyRequest, reply: FastifyReply, configure: (b: Body) => Promise<{ data: WorkflowData; references: Record<string, unknown> | null }>) {
     const body = req.body as Body;
     const ids = { traceId: newTraceId(), spanId: newSpanId() };
     const started = performance.now();
     const inputs = body.data?.inputs ?? {};
     let references: Record<string, unknown> | null = null;
-    const record = (status: { code: number; type?: string; message?: string }, outputs: unknown, result?: WorkflowResult, spans?: unknown[]) =>
-      saveTrace(ctx.db, req.scope, {
+    const record = async (status: { code: number; type?: string; message?: string }, outputs: unknown, result?: WorkflowResult, spans?: unknown[]) =>
+      ctx.traces?.add(req.scope, {
         traceId: ids.traceId, spanId: ids.spanId, references, inputs, outputs, status,
         latencyMs: performance.now() - started, usage: result?.usage ?? null, spans: spans ?? result?.spans ?? [],
-      }).catch((e) => req.log.error({ err: e }, "could not store trace"));
+      });
     try {
       const config = await configure(body);
       references = config.references;
       const request: InvokeRequest = {
         uri: config.data.uri!, url: config.data.url, headers: config.data.headers, script: config.data.script, runtime: config.data.runtime,
         parameters: config.data.parameters ?? {}, inputs, outputs: body.data?.outputs, trace: body.data?.trace, testcase: body.data?.testcase,
-        secrets: await projectSecrets(ctx.db, req.scope, cipher), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
+        secrets: await secretsOf(req.scope), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
       };
       const wantsStream = body.flags?.stream === true || (req.headers.accept ?? "").includes("text/event-stream");
       if (wantsStream) {

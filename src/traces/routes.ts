@@ -6,5 +6,8 @@ import { findTrace } from "./traces.ts";
 export async function traceRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get("/traces/:trace_id", {
     schema: { tags: ["Traces"], summary: "Fetch the record of one invocation", params: Type.Object({ trace_id: Type.String({ pattern: "^[0-9a-f]{32}$" }) }) },
-  }, async (req) => ({ count: 1, trace: await findTrace(ctx.db, req.scope, (req.params as any).trace_id) }));
+  }, async (req) => {
+    await ctx.traces?.flush();
+    return { count: 1, trace: await findTrace(ctx.db, req.scope, (req.params as any).trace_id) };
+  });
 }

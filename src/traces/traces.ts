@@ -1,6 +1,5 @@
 import type { Scope } from "../accounts/project-defaults.ts";
 import type { Queryable } from "../db/database.ts";
-import { json } from "../db/database.ts";
 import { notFound } from "../http/errors.ts";
 
 export interface InvocationRecord {
@@ -13,14 +12,6 @@ export interface InvocationRecord {
   latencyMs: number;
   usage: unknown;
   spans: unknown[];
-}
-
-export async function saveTrace(db: Queryable, scope: Scope, t: InvocationRecord): Promise<void> {
-  await db.query(
-    `INSERT INTO traces (trace_id, project_id, span_id, refs, inputs, outputs, status, latency_ms, usage, spans)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`,
-    [t.traceId, scope.projectId, t.spanId, json(t.references), json(t.inputs), json(t.outputs), json(t.status), t.latencyMs, json(t.usage), json(t.spans)],
-  );
 }
 
 export async function findTrace(db: Queryable, scope: Scope, traceId: string) {
