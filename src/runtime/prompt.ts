@@ -33,27 +33,8 @@ export function renderPrompt(parameters: Record<string, unknown>, inputs: Record
   // A variable literally named `inputs` wins over the nested copy, as literal keys win in paths.
   const context = { inputs: variables, ...variables };
 
-  const missing: string[] = [];
-  const render = (template: string, where: string): string => {
-    try {
-      return renderTemplate(format, template, context);
-    } catch (error) {
-      if (!(error instanceof TemplateError)) throw error;
-      if (error.missing.length === 0) throw invalidParameters(`Invalid ${format} template in ${where}: ${error.message}`);
-      missing.push(...error.missing);
-      return template;
-    }
-  };
-
-  const rendered = messages.map((message, i): ChatMessage => {
-    const where = `prompt.messages[${i}].content`;
-    if (typeof message.content === "string") return { ...message, content: render(message.content, where) };
-    if (Array.isArray(message.content)) {
-      const content = message.content.map((part, j) => (part.type === "text" ? { ...part, text: render(part.text ?? "", `${where}[${j}].text`) } : part));
-      return { ...message, content };
-    }
-    return message;
-  });
+  const { render, renderAll, missing } = templateRenderer(format, context);
+  const rendered = renderAll(messages, "prompt.messages");
   const rawConfig = { ...prompt.llm_config };
   if (rawConfig.response_format !== undefined) rawConfig.response_format = renderStrings(rawConfig.response_format, (s) => render(s, "llm_config.response_format"));
 
@@ -64,6 +45,34 @@ export function renderPrompt(parameters: Record<string, unknown>, inputs: Record
 
   const historyMessages = history !== undefined && history !== null ? parseMessages(history, "inputs.messages", invalidInputs) : [];
   return { messages: [...rendered, ...historyMessages], llmConfig: parseLlmConfig(rawConfig), templateFormat: format };
+}
+
+/**
+ * Renders message texts (string contents and `text` parts) with one context, collecting every
+ * missing variable instead of stopping at the first, so that one error can name them all.
+ */
+export function templateRenderer(format: TemplateFormat, context: Record<string, unknown>) {
+  const missing: string[] = [];
+  const render = (template: string, where: string): string => {
+    try {
+      return renderTemplate(format, template, context as never);
+    } catch (error) {
+      if (!(error instanceof TemplateError)) throw error;
+      if (error.missing.length === 0) throw invalidParameters(`Invalid ${format} template in ${where}: ${error.message}`);
+      missing.push(...error.missing);
+      return template;
+    }
+  };
+  const renderAll = (messages: ChatMessage[], field: string) =>
+    messages.map((message, i): ChatMessage => {
+      const where = `${field}[${i}].content`;
+      if (typeof message.content === "string") return { ...message, content: render(message.content, where) };
+      if (Array.isArray(message.content)) {
+        return { ...message, content: message.content.map((part, j) => (part.type === "text" ? { ...part, text: render(part.text ?? "", `${where}[${j}].text`) } : part)) };
+      }
+      return message;
+    });
+  return { render, renderAll, missing };
 }
 
 function checkInputKeys(inputKeys: unknown, inputs: Record<string, unknown>): void {

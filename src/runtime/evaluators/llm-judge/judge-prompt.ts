@@ -1,8 +1,8 @@
 import { invalidInputs, invalidParameters } from "../../errors.ts";
 import { type ChatMessage, parseMessages } from "../../messages.ts";
 import type { JsonObject } from "../../templates/json-data.ts";
-import { isTemplateFormat, renderTemplate, type TemplateFormat } from "../../templates/render.ts";
-import { TemplateError } from "../../templates/template-error.ts";
+import { templateRenderer } from "../../prompt.ts";
+import { isTemplateFormat, type TemplateFormat } from "../../templates/render.ts";
 import { applicationOutput, type EvaluatorContext, findGroundTruth, testcaseColumns } from "../context.ts";
 import { correctAnswerKey } from "../parameters.ts";
 
@@ -28,25 +28,8 @@ export function renderJudgePrompt(context: EvaluatorContext): ChatMessage[] {
     ...(request.trace !== undefined && request.trace !== null && { trace: request.trace }),
   };
 
-  const missing: string[] = [];
-  const render = (template: string, where: string): string => {
-    try {
-      return renderTemplate(format, template, variables);
-    } catch (error) {
-      if (!(error instanceof TemplateError)) throw error;
-      if (error.missing.length === 0) throw invalidParameters(`Invalid ${format} template in ${where}: ${error.message}`);
-      missing.push(...error.missing);
-      return template;
-    }
-  };
-  const rendered = messages.map((message, i): ChatMessage => {
-    const where = `parameters.prompt_template[${i}].content`;
-    if (typeof message.content === "string") return { ...message, content: render(message.content, where) };
-    if (Array.isArray(message.content)) {
-      return { ...message, content: message.content.map((part, j) => (part.type === "text" ? { ...part, text: render(part.text ?? "", `${where}[${j}].text`) } : part)) };
-    }
-    return message;
-  });
+  const { renderAll, missing } = templateRenderer(format, variables);
+  const rendered = renderAll(messages, "parameters.prompt_template");
   if (missing.length > 0) {
     const names = [...new Set(missing)];
     throw invalidInputs(`Missing template variable${names.length > 1 ? "s" : ""} in the judge prompt: ${names.join(", ")}`);
