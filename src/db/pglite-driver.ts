@@ -17,6 +17,10 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       if (params.length === 0) return ((await q.exec(sql)).at(-1)?.rows ?? []) as T[];
       return (await q.query<T>(sql, params)).rows;
     },
+    // PGlite reads COPY input from a Blob it exposes as the file /dev/blob.
+    async copyFrom(sql: string, data: (string | Buffer)[]) {
+      await q.query(sql.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'"), [], { blob: new Blob(data as BlobPart[]) });
+    },
   });
   const self = run(pg);
   // PGlite is one backend, so a session-level advisory lock never blocks a second session in the same
@@ -30,6 +34,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   return {
     driver: "pglite",
     query: self.query,
+    copyFrom: self.copyFrom,
     transaction: (work) => pg.transaction((tx) => work(run(tx))),
     session,
     async listen(channel, onMessage) {

@@ -1,4 +1,7 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import pg from "pg";
+import { from as copyStream } from "pg-copy-streams";
 import type { Database, Queryable } from "./database.ts";
 
 // bigint (counts, sums) as JS numbers: every bigint we store fits in 2^53.
@@ -11,6 +14,10 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   const run = (c: pg.Pool | pg.PoolClient): Queryable => ({
     async query<T>(sql: string, params: unknown[] = []) {
       return (await c.query(sql, params)).rows as T[];
+    },
+    async copyFrom(sql: string, data: (string | Buffer)[]) {
+      if (c instanceof pg.Pool) return session((conn) => conn.copyFrom!(sql, data));
+      await pipeline(Readable.from(data, { objectMode: false }), c.query(copyStream(sql)));
     },
   });
   const self = run(pool);
@@ -27,6 +34,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   return {
     driver: "postgres",
     query: self.query,
+    copyFrom: self.copyFrom,
     session,
     transaction: (work) =>
       session(async (conn) => {

@@ -1,13 +1,13 @@
 import { unprocessable } from "../http/errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
-import { idPages, loadIds, storeIds, type StoredIds } from "../testsets/chunk-lists.ts";
+import { idPages, loadIds, storeIds, storePackedIds, type StoredIds } from "../testsets/chunk-lists.ts";
 import { ColumnCounts } from "../testsets/columns.ts";
 import { applyTestsetDelta, ResolvedIds, type TestsetDelta } from "../testsets/delta.ts";
 import { diffTestsetRevisions } from "../testsets/diff.ts";
 import { TestcaseStream } from "../testsets/import.ts";
 import { inlineLimit } from "../testsets/limits.ts";
-import { loadTestcases, storeTestcases, testcaseRecord, unknownTestcaseIds, type TestcaseInput } from "../testsets/testcases.ts";
+import { loadTestcases, storePackedTestcases, testcaseRecord, unknownTestcaseIds, type TestcaseInput } from "../testsets/testcases.ts";
 
 /** What clients commit: rows to store, or the ids of testcases this testset already holds. */
 export interface TestsetData {
@@ -19,29 +19,27 @@ export interface TestsetData {
 async function prepare(commit: CommitInput): Promise<PreparedData> {
   const { tx, scope, artifactId } = commit;
   if (commit.data instanceof ResolvedIds) return { data: commit.data.stored };
-  let ids: string[];
-  let columns: ColumnCounts | null = new ColumnCounts();
-  if (commit.data instanceof TestcaseStream) ids = await storeTestcases(tx, scope, artifactId, commit.data.rows, columns);
-  else {
-    const data = (commit.data ?? {}) as TestsetData;
-    if (data.testcases) ids = await storeTestcases(tx, scope, artifactId, data.testcases, columns);
-    else {
-      // Existing rows are not read back: the revision does not know its columns (a diff then scans).
-      columns = null;
-      ids = (data.testcase_ids ?? []).map((id) => id.toLowerCase());
-      const unknown = await unknownTestcaseIds(tx, scope.projectId, artifactId, ids);
-      if (unknown.length) {
-        throw unprocessable(unknown.slice(0, 20).map((id) => ({ loc: ["body", "testset_revision", "data", "testcase_ids"], msg: `Testcase ${id} is not a testcase of this testset`, type: "value_error" })));
-      }
-    }
+  const rows = commit.data instanceof TestcaseStream ? commit.data.rows : ((commit.data ?? {}) as TestsetData).testcases;
+  if (rows) {
+    const columns = new ColumnCounts();
+    const packed = await storePackedTestcases(tx, scope, artifactId, rows, columns);
+    return { data: { ...(await storePackedIds(tx, scope.projectId, packed.bytes)), columns: columns.toJSON() } };
   }
-  return { data: { ...(await storeIds(tx, scope.projectId, ids)), ...(columns ? { columns: columns.toJSON() } : {}) } };
+  // Existing rows are not read back: the revision does not know its columns (a diff then scans).
+  const ids = ((commit.data as TestsetData | null)?.testcase_ids ?? []).map((id) => id.toLowerCase());
+  const unknown = await unknownTestcaseIds(tx, scope.projectId, artifactId, ids);
+  if (unknown.length) {
+    throw unprocessable(unknown.slice(0, 20).map((id) => ({ loc: ["body", "testset_revision", "data", "testcase_ids"], msg: `Testcase ${id} is not a testcase of this testset`, type: "value_error" })));
+  }
+  return { data: await storeIds(tx, scope.projectId, ids) };
 }
 
 /**
  * `include_testcase_ids` and `include_testcases` both default to true. Testcases are inlined up to
  * `TESSERA_TESTSET_INLINE_LIMIT` rows; past it the response carries the first rows and
  * `testcases_windowing` to page on with `POST /testcases/query` (or download the file).
+ * Ids are listed whole, except where the reader sets `cap_testcase_ids` (upload answers): then they
+ * stop at the same limit and `testcase_count` says how many the revision holds.
  */
 async function present(revision: RevisionRow, read: ReadContext) {
   const withIds = read.options.include_testcase_ids !== false;
@@ -49,7 +47,13 @@ async function present(revision: RevisionRow, read: ReadContext) {
   if (!withIds && !withTestcases) return {};
   const stored = revision.data as StoredIds | null;
   const out: Record<string, unknown> = {};
-  if (withIds) out.testcase_ids = await loadIds(read.db, read.scope.projectId, stored);
+  const count = stored?.count ?? 0;
+  if (withIds && read.options.cap_testcase_ids === true) {
+    const ids: string[] = [];
+    for await (const page of idPages(read.db, read.scope.projectId, stored, 0, inlineLimit())) ids.push(...page);
+    out.testcase_ids = ids;
+    if (count > ids.length) out.testcase_count = count;
+  } else if (withIds) out.testcase_ids = await loadIds(read.db, read.scope.projectId, stored);
   if (withTestcases) {
     const limit = inlineLimit();
     const testcases = [];
@@ -57,7 +61,6 @@ async function present(revision: RevisionRow, read: ReadContext) {
       for (const row of await loadTestcases(read.db, read.scope.projectId, ids)) testcases.push(testcaseRecord(row));
     }
     out.testcases = testcases;
-    const count = stored?.count ?? 0;
     if (count > testcases.length && testcases.length) {
       out.testcase_count = count;
       out.testcases_windowing = { next: testcases[testcases.length - 1].id, limit, testset_revision_ref: { id: revision.id } };

@@ -8,9 +8,15 @@ export function canonicalJson(value: unknown): string {
     return JSON.stringify(value ?? null);
   }
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
-  const entries = Object.keys(value)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(",")}}`;
+  const record = value as Record<string, unknown>;
+  // Array.prototype.sort without a comparator orders strings by UTF-16 code units, as JCS wants.
+  const keys = Object.keys(record).sort();
+  let out = "{";
+  for (const k of keys) {
+    const v = record[k];
+    if (v === undefined) continue;
+    // Flat string rows (every CSV row) need no recursion.
+    out += `${out.length > 1 ? "," : ""}${JSON.stringify(k)}:${typeof v === "string" ? JSON.stringify(v) : canonicalJson(v)}`;
+  }
+  return `${out}}`;
 }

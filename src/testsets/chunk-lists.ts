@@ -1,6 +1,6 @@
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { Chunker, existingHashes, readChunks, sha256, storeChunks, type Leaf } from "./chunks.ts";
+import { chunkPacked, existingHashes, readChunks, sha256, storeChunks, type Leaf } from "./chunks.ts";
 import { uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
 /**
@@ -55,19 +55,28 @@ export async function storeLeaves(tx: Queryable, projectId: string, leaves: Leaf
   }
   if (open.length) close();
   const existing = await existingHashes(tx, "testcase_chunk_lists", projectId, lists.map((l) => l.leaf.hash));
-  for (const list of lists) {
-    if (existing.has(list.leaf.hash)) continue;
-    existing.add(list.leaf.hash);
-    await tx.query("INSERT INTO testcase_chunk_lists (project_id, hash, entries) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", [projectId, list.leaf.hash, list.bytes]);
+  const fresh = lists.filter((l) => !existing.has(l.leaf.hash) && (existing.add(l.leaf.hash), true));
+  for (let i = 0; i < fresh.length; i += 64) {
+    const slice = fresh.slice(i, i + 64);
+    await tx.query(
+      `INSERT INTO testcase_chunk_lists (project_id, hash, entries)
+       SELECT $1, h.hash, decode(h.entries, 'hex') FROM jsonb_to_recordset($2::jsonb) AS h(hash text, entries text) ON CONFLICT DO NOTHING`,
+      [projectId, json(slice.map((l) => ({ hash: l.leaf.hash, entries: l.bytes.toString("hex") })))],
+    );
   }
   return { count: leaves.reduce((n, l) => n + l.count, 0), lists: lists.map((l) => l.leaf) };
 }
 
 /** Stores a whole id list (full commits and uploads): linear in its length, as it must be. */
 export async function storeIds(tx: Queryable, projectId: string, ids: string[]): Promise<StoredIds> {
-  const chunker = new Chunker();
-  for (const id of ids) chunker.push(uuidToBytes(id));
-  return storeLeaves(tx, projectId, await storeChunks(tx, projectId, chunker.finish()));
+  const packed = Buffer.alloc(ids.length * 16);
+  ids.forEach((id, i) => uuidToBytes(id).copy(packed, i * 16));
+  return storePackedIds(tx, projectId, packed);
+}
+
+/** `storeIds` for ids packed as 16-byte binary UUIDs. */
+export async function storePackedIds(tx: Queryable, projectId: string, packed: Buffer): Promise<StoredIds> {
+  return storeLeaves(tx, projectId, await storeChunks(tx, projectId, chunkPacked(packed)));
 }
 
 /** The revision's leaves in order: one read of its chunk lists (36 bytes a leaf), no testcase id. */

@@ -58,25 +58,54 @@ export class Chunker {
   }
 }
 
+/** Content-defined chunks of a packed id list, as views into it (the same boundaries as Chunker). */
+export function chunkPacked(bytes: Buffer): Buffer[] {
+  const chunks: Buffer[] = [];
+  let start = 0;
+  for (let o = 0; o < bytes.length; o += 16) {
+    if (boundaryHash(bytes, o) % CHUNK_DIVISOR === 0 || (o + 16 - start) / 16 >= MAX_CHUNK) {
+      chunks.push(bytes.subarray(start, o + 16));
+      start = o + 16;
+    }
+  }
+  if (start < bytes.length) chunks.push(bytes.subarray(start));
+  return chunks;
+}
+
+/** Chunks written per statement: a few MB of ids, and their index rows made by the database. */
+const CHUNKS_PER_WRITE = 256;
+
 /**
  * Stores the chunks not stored yet (dedup by content hash) with an index entry per id, and returns
- * them as leaves. Cost follows the number of chunks given, not the size of the testset.
+ * them as leaves. Cost follows the number of chunks given, not the size of the testset; new chunks
+ * are written many per statement, their index rows unpacked from the ids by the database.
  */
 export async function storeChunks(tx: Queryable, projectId: string, chunks: Buffer[]): Promise<Leaf[]> {
   const leaves = chunks.map((bytes) => ({ bytes, hash: sha256(bytes), count: bytes.length / 16 }));
-  const existing = await existingHashes(tx, "testcase_chunks", projectId, leaves.map((l) => l.hash));
-  for (const leaf of leaves) {
-    if (existing.has(leaf.hash)) continue;
-    existing.add(leaf.hash);
+  const existing = new Set<string>();
+  for (let i = 0; i < leaves.length; i += 4096) {
+    for (const hash of await existingHashes(tx, "testcase_chunks", projectId, leaves.slice(i, i + 4096).map((l) => l.hash))) existing.add(hash);
+  }
+  const fresh = leaves.filter((leaf) => !existing.has(leaf.hash) && (existing.add(leaf.hash), true));
+  for (let i = 0; i < fresh.length; i += CHUNKS_PER_WRITE) {
+    const slice = fresh.slice(i, i + CHUNKS_PER_WRITE);
+    let offset = 0;
+    const entries = slice.map((l) => {
+      const entry = { hash: l.hash, o: offset, n: l.bytes.length };
+      offset += l.bytes.length;
+      return entry;
+    });
     await tx.query(
-      `WITH stored AS (
-         INSERT INTO testcase_chunks (project_id, hash, ids) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING ids
+      `WITH input AS MATERIALIZED (
+         SELECT h.hash, substring($2::bytea FROM h.o + 1 FOR h.n) AS ids FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int)
+       ), stored AS (
+         INSERT INTO testcase_chunks (project_id, hash, ids) SELECT $1, hash, ids FROM input ON CONFLICT DO NOTHING RETURNING hash
        )
        INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
-       SELECT $1, encode(substring(stored.ids FROM i * 16 + 1 FOR 16), 'hex')::uuid, $4::bigint
-       FROM stored, generate_series(0, length(stored.ids) / 16 - 1) i
+       SELECT $1, encode(substring(input.ids FROM k * 16 + 1 FOR 16), 'hex')::uuid, ('x' || left(input.hash, 16))::bit(64)::bigint
+       FROM stored JOIN input USING (hash), generate_series(0, length(input.ids) / 16 - 1) k
        ON CONFLICT DO NOTHING`,
-      [projectId, leaf.hash, leaf.bytes, chunkKey(leaf.hash)],
+      [projectId, Buffer.concat(slice.map((l) => l.bytes)), json(entries)],
     );
   }
   return leaves.map(({ hash, count }) => ({ hash, count }));

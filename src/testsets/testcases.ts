@@ -3,7 +3,8 @@ import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import type { ColumnCounts } from "./columns.ts";
-import { DedupIds, testcaseId } from "./testcase-id.ts";
+import { unpackIds } from "./chunk-lists.ts";
+import { DedupIds, testcaseIdBytes, uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
 /** A row as clients send it (JSON commits, parsed files). */
 export interface TestcaseInput {
@@ -26,6 +27,8 @@ export interface TestcaseRow {
 }
 
 const BATCH = 1000;
+/** Rows loaded per COPY (and per deduplicating INSERT): large, yet a few MB of text at most. */
+const COPY_BATCH = 50_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function testcaseRecord(row: TestcaseRow) {
@@ -42,58 +45,139 @@ export function testcaseRecord(row: TestcaseRow) {
   };
 }
 
+/** Ordered testcase ids packed as 16-byte binary UUIDs in one growing buffer (16 MB at a million). */
+export class PackedIds {
+  private buffer = Buffer.alloc(16 * 1024);
+  count = 0;
+
+  push(id: Uint8Array) {
+    if ((this.count + 1) * 16 > this.buffer.length) {
+      const bigger = Buffer.alloc(this.buffer.length * 2);
+      this.buffer.copy(bigger);
+      this.buffer = bigger;
+    }
+    this.buffer.set(id.subarray(0, 16), this.count++ * 16);
+  }
+
+  get bytes(): Buffer {
+    return this.buffer.subarray(0, this.count * 16);
+  }
+}
+
+const jsonOrNull = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+// COPY text format: backslash starts an escape; JSON text holds no raw tab or newline.
+const copyText = (s: string | null) => (s === null ? "\\N" : s.includes("\\") ? s.replaceAll("\\", "\\\\") : s);
+
+interface Pending {
+  /** Index of the row's id in the packed list. */
+  at: number;
+  canonical: string;
+  flags: string | null;
+  tags: string | null;
+  meta: string | null;
+  claimed: string | null;
+}
+
 /**
  * Writes the rows as immutable blobs (existing ones are left as they are) and returns their ids in
- * the order given. Rows are written in batches while the source is read, so a file is never held whole.
+ * the order given. Rows are written in batches while the source is read, so a file is never held
+ * whole: per row only its 16-byte id stays (and a digest, to number identical rows).
  * `columns`, when given, counts the data columns of the rows.
  */
 export async function storeTestcases(
   tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>, columns?: ColumnCounts,
 ): Promise<string[]> {
+  return unpackIds((await storePackedTestcases(tx, scope, testsetId, rows, columns)).bytes);
+}
+
+export async function storePackedTestcases(
+  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>, columns?: ColumnCounts,
+): Promise<PackedIds> {
   const dedup = new DedupIds();
-  const ids: string[] = [];
-  let batch: { id: string; claimed: string | null; data: Record<string, unknown>; flags: unknown; tags: unknown; meta: unknown }[] = [];
-  const flush = async () => {
-    if (!batch.length) return;
-    await keepClaimedIds(tx, scope, testsetId, batch);
-    await tx.query(
-      `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
-       SELECT $1, (r->>'id')::uuid, $2, r->'data', NULLIF(r->'flags', 'null'), NULLIF(r->'tags', 'null'), NULLIF(r->'meta', 'null'), $3
-       FROM jsonb_array_elements($4::jsonb) r ON CONFLICT DO NOTHING`,
-      [scope.projectId, testsetId, scope.userId, json(batch.map(({ claimed: _, ...r }) => r))],
-    );
-    for (const r of batch) ids.push(r.id);
-    batch = [];
+  const ids = new PackedIds();
+  let batch: Pending[] = [];
+  let staged = false;
+  const write = async (batch: Pending[]) => {
+    await keepClaimedIds(tx, scope, testsetId, ids, batch);
+    if (batch.length >= BATCH && tx.copyFrom) {
+      if (!staged) {
+        // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows.
+        await tx.query("CREATE TEMP TABLE IF NOT EXISTS testcase_upload (id uuid, data jsonb, flags jsonb, tags jsonb, meta jsonb) ON COMMIT DROP");
+        staged = true;
+      }
+      const bytes = ids.bytes;
+      const lines = batch.map((r) => `${bytes.toString("hex", r.at * 16, r.at * 16 + 16)}\t${copyText(r.canonical)}\t${copyText(r.flags)}\t${copyText(r.tags)}\t${copyText(r.meta)}\n`);
+      await tx.copyFrom("COPY testcase_upload (id, data, flags, tags, meta) FROM STDIN", lines);
+      await tx.query(
+        `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
+         SELECT $1, id, $2, data, flags, tags, meta, $3 FROM testcase_upload ON CONFLICT DO NOTHING`,
+        [scope.projectId, testsetId, scope.userId],
+      );
+      await tx.query("TRUNCATE testcase_upload");
+    } else {
+      const bytes = ids.bytes;
+      await tx.query(
+        `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
+         SELECT $1, (r->>0)::uuid, $2, (r->>1)::jsonb, (r->>2)::jsonb, (r->>3)::jsonb, (r->>4)::jsonb, $3
+         FROM jsonb_array_elements($4::jsonb) r ON CONFLICT DO NOTHING`,
+        [scope.projectId, testsetId, scope.userId, json(batch.map((r) => [bytes.toString("hex", r.at * 16, r.at * 16 + 16), r.canonical, r.flags, r.tags, r.meta]))],
+      );
+    }
   };
-  for await (const row of rows) {
+  // The database loads one batch while the next is parsed and hashed (a server has a core of its own).
+  let writing: Promise<void> = Promise.resolve();
+  const flush = async () => {
+    const full = batch;
+    batch = [];
+    await writing;
+    if (!full.length) return;
+    writing = write(full);
+    writing.catch(() => {}); // awaited by the next flush; an early failure must not go unhandled
+  };
+  try {
+    for await (const row of rows) await add(row);
+  } catch (error) {
+    // The load in flight finishes before the caller rolls back: none of its statements may run after.
+    await writing.catch(() => {});
+    throw error;
+  }
+  await flush();
+  await writing;
+  return ids;
+
+  async function add(row: TestcaseInput) {
     const data = { ...(row.data ?? {}) };
     if (data.testcase_dedup_id === undefined || data.testcase_dedup_id === null || data.testcase_dedup_id === "") {
       delete data.testcase_dedup_id;
-      data.testcase_dedup_id = dedup.next(data);
+      data.testcase_dedup_id = dedup.nextFor(canonicalJson(data));
     }
     columns?.add(data);
-    const id = testcaseId(data, testsetId);
-    batch.push({ id, claimed: row.id && row.id !== id ? row.id : null, data, flags: row.flags ?? null, tags: row.tags ?? null, meta: row.meta ?? null });
-    if (batch.length >= BATCH) await flush();
+    const canonical = canonicalJson(data);
+    const id = testcaseIdBytes(canonical, testsetId);
+    const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
+    batch.push({ at: ids.count, canonical, flags: jsonOrNull(row.flags), tags: jsonOrNull(row.tags), meta: jsonOrNull(row.meta), claimed });
+    ids.push(id);
+    if (batch.length >= COPY_BATCH) await flush();
   }
-  await flush();
-  return ids;
 }
 
 /**
  * A row that names an id (`__id__`, or `id` in JSON) keeps it when that testcase of this testset holds
  * exactly this data (ids made with a salt, or by another system); an edited row gets a new id.
  */
-async function keepClaimedIds(tx: Queryable, scope: Scope, testsetId: string, batch: { id: string; claimed: string | null; data: Record<string, unknown> }[]) {
-  const claimed = batch.filter((r) => r.claimed && UUID.test(r.claimed));
-  if (!claimed.length) return;
-  const found = await tx.query<{ id: string; data: unknown }>(
-    `SELECT id, data FROM testcases WHERE project_id = $1 AND testset_id = $2
-       AND id IN (SELECT x::uuid FROM jsonb_array_elements_text($3::jsonb) x)`,
-    [scope.projectId, testsetId, json(claimed.map((r) => r.claimed))],
-  );
-  const stored = new Map(found.map((r) => [r.id, canonicalJson(r.data)]));
-  for (const r of claimed) if (stored.get(r.claimed!.toLowerCase()) === canonicalJson(r.data)) r.id = r.claimed!.toLowerCase();
+async function keepClaimedIds(tx: Queryable, scope: Scope, testsetId: string, ids: PackedIds, batch: Pending[]) {
+  const claimed = batch.filter((r) => r.claimed);
+  for (let i = 0; i < claimed.length; i += BATCH) {
+    const slice = claimed.slice(i, i + BATCH);
+    const found = await tx.query<{ id: string; data: unknown }>(
+      `SELECT id, data FROM testcases WHERE project_id = $1 AND testset_id = $2
+         AND id IN (SELECT x::uuid FROM jsonb_array_elements_text($3::jsonb) x)`,
+      [scope.projectId, testsetId, json(slice.map((r) => r.claimed))],
+    );
+    const stored = new Map(found.map((r) => [r.id, canonicalJson(r.data)]));
+    const bytes = ids.bytes;
+    for (const r of slice) if (stored.get(r.claimed!) === r.canonical) uuidToBytes(r.claimed!).copy(bytes, r.at * 16);
+  }
 }
 
 /** Testcases by id, in the order of `ids`. */
