@@ -113,6 +113,23 @@ export class TesseraClient {
     return body;
   }
 
+  /** Artifacts of a kind named by slug or id (archived ones included), in the kind's record shape. */
+  async findArtifacts(kind: Kind, refs: { id?: string; slug?: string }[], limit = 100): Promise<{ id: string; slug: string }[]> {
+    const { body } = await this.#transport.json<Record<string, { id: string; slug: string }[]>>("POST", `/api/${kind}/query`, {
+      body: { [`${singular(kind)}_refs`]: refs, include_archived: true, windowing: { limit } },
+    });
+    return body[kind] ?? [];
+  }
+
+  /** Variants of a kind: those of some artifacts, and/or those named by slug or id. */
+  async findVariants(kind: Kind, of: { artifacts?: { id?: string; slug?: string }[]; variants?: { id?: string; slug?: string }[] }, limit = 1000): Promise<{ id: string; slug: string }[]> {
+    const n = singular(kind);
+    const { body } = await this.#transport.json<Record<string, { id: string; slug: string }[]>>("POST", `/api/${kind}/variants/query`, {
+      body: { [`${n}_refs`]: of.artifacts, [`${n}_variant_refs`]: of.variants, windowing: { limit } },
+    });
+    return body[`${n}_variants`] ?? [];
+  }
+
   /** A variant's revisions, newest first, without their data. */
   async log(kind: Kind, of: { variantId?: string; revisionId?: string; artifactId?: string; depth?: number }): Promise<Record<string, unknown>> {
     const n = singular(kind);
