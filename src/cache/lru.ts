@@ -9,7 +9,8 @@ export class Lru<K, V> {
 
   get(key: K): V | undefined {
     const value = this.#map.get(key);
-    if (value !== undefined) {
+    // Recency only matters once the map is nearly full; below that, a hit costs one lookup.
+    if (value !== undefined && this.#map.size > this.#max / 2) {
       this.#map.delete(key);
       this.#map.set(key, value);
     }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { checkApiKey } from "../accounts/api-keys.ts";
+import { checkApiKey, recentlyAccepted } from "../accounts/api-keys.ts";
 import type { Scope } from "../accounts/project-defaults.ts";
 import type { Database } from "../db/database.ts";
 import { unauthorized } from "./errors.ts";
@@ -34,7 +34,16 @@ export async function authenticate(db: Database, request: FastifyRequest): Promi
 /** Every route registered in this encapsulated context requires an API key. */
 export function requireApiKey(app: FastifyInstance, db: Database): void {
   app.decorateRequest("scope", null as unknown as Scope);
-  app.addHook("onRequest", async (request) => {
-    request.scope = await authenticate(db, request);
+  app.addHook("onRequest", (request, _reply, done) => {
+    const header = request.headers.authorization;
+    const known = header?.startsWith("ApiKey ") ? recentlyAccepted(header.slice(7)) : undefined;
+    if (known) {
+      request.scope = { projectId: known.projectId, userId: known.userId };
+      return done();
+    }
+    authenticate(db, request).then((scope) => {
+      request.scope = scope;
+      done();
+    }, done);
   });
 }

@@ -191,7 +191,8 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       [`${n}_revision`]: await present(r.revision, read(req, options)),
       ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
     });
-    app.post(`${P}/revisions/retrieve`, { schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, async (req, reply) => {
+    // Configuration answers are a few KB: compressing them costs more than it saves (testsets keep it).
+    app.post(`${P}/revisions/retrieve`, { compress: kind.family === "testset" ? undefined : false, schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, async (req, reply) => {
       const b = (req.body ?? {}) as Body;
       const r = await cachedRetrieve(ctx, req.scope, kind, refsOf(b));
       const options = optionsOf(b);

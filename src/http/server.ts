@@ -42,13 +42,15 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.removeContentTypeParser("text/plain");
   registerJsonBody(app);
   registerErrorHandling(app);
-  app.addHook("onSend", async (request, reply) => {
+  // Hooks on every request are written in callback style: an async hook costs a promise per request.
+  app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    done();
   });
   await registerOpenApi(app);
   // Large answers (queries, testset downloads) are compressed when the client asks; brotli's default
   // level is too slow for streamed downloads, so gzip and deflate only.
-  await app.register(compress, { threshold: 1024, encodings: ["gzip", "deflate"] });
+  await app.register(compress, { threshold: 1024, encodings: ["gzip", "deflate"], globalDecompression: false });
   const cache = ctx.cache ?? new ReferenceCache();
   const stopListening = await cache.connect(ctx.db);
   app.addHook("onClose", stopListening);
@@ -62,15 +64,16 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     if (ctx.config.adminKey) await api.register(adminAccountsRoutes, { db: ctx.db, adminKey: ctx.config.adminKey });
     // An unknown path needs a key like a known one, so that a caller without one learns nothing about
     // which routes exist. Admin paths are exempt: they are authorised by the admin key, or absent.
-    api.addHook("onRequest", async (request) => {
-      if (request.is404 && !request.url.startsWith("/api/admin/")) await authenticate(ctx.db, request);
+    api.addHook("onRequest", (request, _reply, done) => {
+      if (!request.is404 || request.url.startsWith("/api/admin/")) return done();
+      authenticate(ctx.db, request).then(() => done(), done);
     });
     api.setNotFoundHandler(notFoundHandler);
     await api.register(async (project) => {
       requireApiKey(project, ctx.db);
-      project.addHook("onSend", async (request, reply, payload) => {
-        if (reply.statusCode < 400 && writes(request.method, request.routeOptions.url)) await cache.invalidate(request.scope.projectId);
-        return payload;
+      project.addHook("onSend", (request, reply, payload, done) => {
+        if (reply.statusCode >= 400 || !writes(request.method, request.routeOptions.url)) return done(null, payload);
+        cache.invalidate(request.scope.projectId).then(() => done(null, payload), done);
       });
       await project.register(projectRoutes, routeContext);
     });
