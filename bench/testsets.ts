@@ -115,7 +115,7 @@ export async function deltaLines(api: Api, server: Child, sizes: number[], commi
       ratio,
       target: r === smallest ? "—" : `latency ratio ≤ 2`,
       met: ratio === null ? null : ratio <= 2,
-      note: `median of ${r.commits} commits; per commit ${r.chunks.toFixed(1)} new chunk rows, ${Math.round(r.chunkBytes).toLocaleString("en-US")} bytes of chunk ids, ${Math.round(r.relations / 1024).toLocaleString("en-US")} KiB of relation growth (testcases + testcase_chunks, page-granular); the commit's answer was ${mb(r.responseBytes)} (commit takes no include_testcases / include_testcase_ids option, so it always lists the revision). Reading the new revision back takes ${r.bare.toFixed(0)} ms without its testcases and ${r.full.toFixed(0)} ms with them.`,
+      note: `median of ${r.commits} commits; per commit ${r.chunks.toFixed(1)} new chunk rows, ${Math.round(r.chunkBytes).toLocaleString("en-US")} bytes of chunk ids, ${Math.round(r.relations / 1024).toLocaleString("en-US")} KiB of relation growth (testcases + testcase_chunks, page-granular); the commit's answer was ${mb(r.responseBytes)} (sent with include_testcase_ids: false: the commit, not a listing of the revision, is measured). Reading the new revision back takes ${r.bare.toFixed(0)} ms without its testcases and ${r.full.toFixed(0)} ms with them.`,
     });
   }
   return lines;
