@@ -5,6 +5,7 @@ import { EVALUATORS } from "../../src/catalog/evaluator-templates.ts";
 import { WorkflowError } from "../../src/runtime/errors.ts";
 import { type InvokeRequest, invokeWorkflow, streamWorkflow, type WorkflowResult } from "../../src/runtime/invoke.ts";
 import { startStubLlm, type StubLlm } from "./stub-llm.ts";
+import { failure } from "./failure.ts";
 
 /**
  * A small server on 127.0.0.1 standing in for two outside parties: an OpenAI-compatible embeddings
@@ -73,15 +74,6 @@ const evaluator = (key: string, parameters: Record<string, unknown>, outputs: un
 
 const evaluate = async (...args: Parameters<typeof evaluator>) => (await invokeWorkflow(evaluator(...args))).outputs;
 
-async function failure(request: InvokeRequest): Promise<WorkflowError> {
-  try {
-    await invokeWorkflow(request);
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkflowError);
-    return error as WorkflowError;
-  }
-  throw new Error("expected the evaluation to fail");
-}
 
 const badParameter = async (key: string, parameters: Record<string, unknown>, name: string, outputs: unknown = "text") => {
   const error = await failure(evaluator(key, parameters, outputs, { correct_answer: "text" }));

@@ -1,9 +1,9 @@
 import http, { type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WorkflowError } from "../../src/runtime/errors.ts";
 import { type InvokeRequest, invokeWorkflow } from "../../src/runtime/invoke.ts";
 import { classifyAddress } from "../../src/runtime/net/address.ts";
+import { failure } from "./failure.ts";
 
 /** A user's hook service on 127.0.0.1: `/ok` echoes, others fail, flood, hang. */
 let server: http.Server;
@@ -71,15 +71,6 @@ const hook = (url: string, extra: Partial<InvokeRequest> = {}): InvokeRequest =>
   ...extra,
 });
 
-async function failure(request: InvokeRequest): Promise<WorkflowError> {
-  try {
-    await invokeWorkflow(request);
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkflowError);
-    return error as WorkflowError;
-  }
-  throw new Error("expected the hook call to fail");
-}
 
 describe("custom hook", () => {
   it("forwards inputs, parameters and headers, and returns the JSON body as outputs", async () => {

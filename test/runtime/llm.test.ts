@@ -3,6 +3,7 @@ import { type InvokeRequest, invokeWorkflow, type StreamEvent, streamWorkflow, t
 import { WorkflowError } from "../../src/runtime/errors.ts";
 import { resolveModelTarget } from "../../src/runtime/providers/resolve.ts";
 import { startStubLlm, type StubLlm } from "./stub-llm.ts";
+import { failure } from "./failure.ts";
 
 let stub: StubLlm;
 beforeAll(async () => {
@@ -31,15 +32,6 @@ const chat = (inputs: Record<string, unknown>, extra: Record<string, unknown> = 
   parameters: { prompt: { messages: [{ role: "system", content: "You speak {{language}}." }], llm_config: { model: "gpt-4o-mini", ...extra } } },
 });
 
-async function failure(request: InvokeRequest): Promise<WorkflowError> {
-  try {
-    await invokeWorkflow(request);
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkflowError);
-    return error as WorkflowError;
-  }
-  throw new Error("expected the invocation to fail");
-}
 
 const lastRequest = () => stub.requests.at(-1)!;
 
