@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, describe, expect, it } from "vitest";
-import { completion, startListeningServer } from "../packages/client/test/support/listening-server.ts";
+import { completion, freePort, startListeningServer } from "../packages/client/test/support/listening-server.ts";
 import { Progress } from "../src/cli/progress.ts";
 import { childEnv, ROOT, watchProcess } from "./support/process.ts";
 
@@ -49,14 +48,6 @@ const ROWS = [
 ];
 const csvOf = (rows: Record<string, string>[]) =>
   ["country,capital,note", ...rows.map((r) => [r.country, r.capital, r.note].map((v) => `"${v.replace(/"/g, '""')}"`).join(","))].join("\n") + "\n";
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe("tessera testsets", () => {
   it("uploads a CSV, and downloads the same rows as CSV and as JSON", async () => {

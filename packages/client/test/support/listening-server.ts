@@ -10,7 +10,7 @@ export interface ListeningServer {
 }
 
 /** A port that was free a moment ago: the server's public URL (its `data.url`s) must name the port it listens on. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
   const { port } = probe.address() as { port: number };
