@@ -1,5 +1,5 @@
 import compress from "@fastify/compress";
-import Fastify, { type FastifyInstance, type FastifyPluginAsync } from "fastify";
+import Fastify, { type FastifyInstance } from "fastify";
 import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
@@ -18,7 +18,6 @@ export interface ServerOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
 
 // POST routes that only read: everything else that is not a GET may change what a reference resolves to.
 const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect)\/?$/;
