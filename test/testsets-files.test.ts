@@ -117,6 +117,55 @@ describe("testset files at scale", () => {
     expect((await p.ok("GET", `/simple/testsets/${ts.id}`)).testset.revision_id).toBe(ts.revision_id);
   });
 
+  it("pages a revision by position: duplicates, id filters, and ids capped at TESSERA_TESTSET_INLINE_LIMIT", async () => {
+    const rows = Array.from({ length: 3_000 }, (_, i) => ({ data: { question: `q${i}` } }));
+    const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "paged", data: { testcases: rows } } })).testset;
+    const ids: string[] = ts.data.testcase_ids;
+    // A revision of 4,700 rows where ids repeat, some next to each other and some far apart.
+    const expected = [...ids.slice(0, 1_000), ...ids.slice(0, 1_000), ...ids.slice(1_000).flatMap((id, i) => (i % 3 ? [id] : [id, id])), ...ids.slice(0, 100)];
+    const rev = (await p.ok("POST", "/testsets/revisions/commit", { testset_revision: { testset_variant_id: ts.variant_id, data: { testcase_ids: expected } }, include_testcases: false })).testset_revision;
+    const pageAll = async (body: Record<string, unknown>, limit: number, next?: string) => {
+      const got: string[] = [];
+      let pages = 0;
+      for (;;) {
+        const page = await p.ok("POST", "/testcases/query", { ...body, windowing: { limit, next } });
+        got.push(...page.testcases.map((t: { id: string }) => t.id));
+        pages++;
+        if (!page.windowing) return { got, pages };
+        expect(page.count).toBe(limit);
+        next = page.windowing.next;
+      }
+    };
+    const all = await pageAll({ testset_revision_ref: { id: rev.id } }, 700);
+    expect(all.got).toEqual(expected);
+    expect(all.pages).toBe(Math.ceil(expected.length / 700));
+    // A last-id cursor (as answered before position cursors) continues after that id's first occurrence.
+    const legacy = await p.ok("POST", "/testcases/query", { testset_revision_ref: { id: rev.id }, windowing: { limit: 3, next: expected[1] } });
+    expect(legacy.testcases.map((t: { id: string }) => t.id)).toEqual(expected.slice(2, 5));
+    // Filtered by ids, pages keep the revision's order and its repeats.
+    const wanted = new Set([ids[0], ids[1_500], ids[2_999]]);
+    const filtered = await pageAll({ testset_revision_ref: { id: rev.id }, testcase_ids: [...wanted] }, 2);
+    expect(filtered.got).toEqual(expected.filter((id) => wanted.has(id)));
+
+    await withEnv({ TESSERA_TESTSET_INLINE_LIMIT: "100" }, async () => {
+      const read = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: rev.id }, include_testcase_ids: true, include_testcases: false })).testset_revision;
+      expect(read.data.testcase_ids).toEqual(expected.slice(0, 100));
+      expect(read.data.testcases).toBeUndefined();
+      expect(read.data.testcase_count).toBe(expected.length);
+      expect(read.data.testcases_windowing).toMatchObject({ limit: 100, testset_revision_ref: { id: rev.id } });
+      const rest = await pageAll({ testset_revision_ref: read.data.testcases_windowing.testset_revision_ref }, 1_000, read.data.testcases_windowing.next);
+      expect([...read.data.testcase_ids, ...rest.got]).toEqual(expected);
+      const both = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: rev.id } })).testset_revision;
+      expect(both.data.testcase_ids).toHaveLength(100);
+      expect(both.data.testcases.map((t: { id: string }) => t.id)).toEqual(both.data.testcase_ids);
+    });
+    // Small revisions still list every id, with no paging hint.
+    const whole = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: rev.id }, include_testcases: false })).testset_revision;
+    expect(whole.data.testcase_ids).toEqual(expected);
+    expect(whole.data.testcase_count).toBeUndefined();
+    expect(whole.data.testcases_windowing).toBeUndefined();
+  }, 120_000);
+
   it("streams a 200,000-row CSV upload and download; reads inline up to TESSERA_TESTSET_INLINE_LIMIT", async () => {
     const n = 200_000;
     const boundary = "----tessera-scale";
@@ -141,7 +190,7 @@ describe("testset files at scale", () => {
     // Inline reads stop at the limit and say where to go on.
     expect(ts.data.testcases).toHaveLength(10_000);
     expect(ts.data.testcase_count).toBe(n);
-    expect(ts.data.testcases_windowing).toMatchObject({ next: ts.data.testcase_ids[9_999], limit: 10_000, testset_revision_ref: { id: ts.revision_id } });
+    expect(ts.data.testcases_windowing).toMatchObject({ next: expect.any(String), limit: 10_000, testset_revision_ref: { id: ts.revision_id } });
     const next = await p.ok("POST", "/testcases/query", { testset_revision_ref: { id: ts.revision_id }, windowing: { next: ts.data.testcases_windowing.next, limit: 2 } });
     expect(next.testcases.map((t: { data: { question: string } }) => t.data.question)).toEqual(["question 10000", "question 10001"]);
     await withEnv({ TESSERA_TESTSET_INLINE_LIMIT: "5" }, async () => {

@@ -74,8 +74,18 @@ async function stored(projectId: string) {
   return r;
 }
 
-const idsOf = async (p: Awaited<ReturnType<typeof project>>, revisionId: string): Promise<string[]> =>
-  (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: revisionId }, include_testcases: false })).testset_revision.data.testcase_ids;
+/** A revision's ids as a client reads them: those retrieve inlines, then the rest paged from its hint. */
+async function idsOf(p: Awaited<ReturnType<typeof project>>, revisionId: string): Promise<string[]> {
+  const data = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: revisionId }, include_testcases: false })).testset_revision.data;
+  const ids: string[] = [...data.testcase_ids];
+  let windowing = data.testcases_windowing ? { next: data.testcases_windowing.next, limit: 1_000 } : null;
+  while (windowing) {
+    const page = await p.ok("POST", "/testcases/query", { testset_revision_ref: { id: revisionId }, windowing });
+    ids.push(...page.testcases.map((t: { id: string }) => t.id));
+    windowing = page.windowing;
+  }
+  return ids;
+}
 
 /** What a 10-row delta (9 added at the end, 1 replaced in the middle) writes and reads on a testset of `size` rows. */
 async function deltaCost(size: number) {

@@ -1,12 +1,13 @@
 import { unprocessable } from "../http/errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
-import { idPages, loadIds, storeIds, storePackedIds, type StoredIds } from "../testsets/chunk-lists.ts";
+import { idPages, storeIds, storePackedIds, type StoredIds } from "../testsets/chunk-lists.ts";
 import { ColumnCounts } from "../testsets/columns.ts";
 import { applyTestsetDelta, ResolvedIds, type TestsetDelta } from "../testsets/delta.ts";
 import { diffTestsetRevisions } from "../testsets/diff.ts";
 import { TestcaseStream } from "../testsets/import.ts";
 import { inlineLimit } from "../testsets/limits.ts";
+import { positionCursor } from "../testsets/position-cursor.ts";
 import { loadTestcases, storePackedTestcases, testcaseRecord, unknownTestcaseIds, type TestcaseInput } from "../testsets/testcases.ts";
 
 /** What clients commit: rows to store, or the ids of testcases this testset already holds. */
@@ -35,11 +36,10 @@ async function prepare(commit: CommitInput): Promise<PreparedData> {
 }
 
 /**
- * `include_testcase_ids` and `include_testcases` both default to true. Testcases are inlined up to
- * `TESSERA_TESTSET_INLINE_LIMIT` rows; past it the response carries the first rows and
- * `testcases_windowing` to page on with `POST /testcases/query` (or download the file).
- * Ids are listed whole, except where the reader sets `cap_testcase_ids` (upload answers): then they
- * stop at the same limit and `testcase_count` says how many the revision holds.
+ * `include_testcase_ids` and `include_testcases` both default to true. Ids and testcases are each
+ * inlined up to `TESSERA_TESTSET_INLINE_LIMIT` rows; past it the response carries the first rows,
+ * `testcase_count` and `testcases_windowing` to page on with `POST /testcases/query` (or download the
+ * file). Its `next` is a position cursor (see position-cursor.ts) just past the inlined rows.
  */
 async function present(revision: RevisionRow, read: ReadContext) {
   const withIds = read.options.include_testcase_ids !== false;
@@ -48,23 +48,22 @@ async function present(revision: RevisionRow, read: ReadContext) {
   const stored = revision.data as StoredIds | null;
   const out: Record<string, unknown> = {};
   const count = stored?.count ?? 0;
-  if (withIds && read.options.cap_testcase_ids === true) {
+  const limit = inlineLimit();
+  if (withIds) {
     const ids: string[] = [];
-    for await (const page of idPages(read.db, read.scope.projectId, stored, 0, inlineLimit())) ids.push(...page);
+    for await (const page of idPages(read.db, read.scope.projectId, stored, 0, limit)) ids.push(...page);
     out.testcase_ids = ids;
-    if (count > ids.length) out.testcase_count = count;
-  } else if (withIds) out.testcase_ids = await loadIds(read.db, read.scope.projectId, stored);
+  }
   if (withTestcases) {
-    const limit = inlineLimit();
     const testcases = [];
     for await (const ids of idPages(read.db, read.scope.projectId, stored, 0, limit)) {
       for (const row of await loadTestcases(read.db, read.scope.projectId, ids)) testcases.push(testcaseRecord(row));
     }
     out.testcases = testcases;
-    if (count > testcases.length && testcases.length) {
-      out.testcase_count = count;
-      out.testcases_windowing = { next: testcases[testcases.length - 1].id, limit, testset_revision_ref: { id: revision.id } };
-    }
+  }
+  if (count > limit) {
+    out.testcase_count = count;
+    out.testcases_windowing = { next: positionCursor(limit), limit, testset_revision_ref: { id: revision.id } };
   }
   return out;
 }

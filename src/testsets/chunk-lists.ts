@@ -122,8 +122,12 @@ export async function* idPages(db: Queryable, projectId: string, stored: StoredI
   let first = 0;
   while (first < leaves.length && skip >= leaves[first].count) skip -= leaves[first++].count;
   let left = limit;
-  for (let i = first; i < leaves.length && left > 0; i += LEAVES_PER_READ) {
-    const batch = leaves.slice(i, i + LEAVES_PER_READ);
+  for (let i = first; i < leaves.length && left > 0;) {
+    // Only the leaves that cover what is left (at most LEAVES_PER_READ a read): a short page reads one or two.
+    let end = i;
+    for (let need = skip + left; end < leaves.length && end - i < LEAVES_PER_READ && need > 0; end++) need -= leaves[end].count;
+    const batch = leaves.slice(i, end);
+    i = end;
     const bytes = await readChunks(db, projectId, batch.map((l) => l.hash));
     let ids = batch.flatMap((l) => unpackIds(bytes.get(l.hash)!));
     if (skip) ids = ids.slice(skip);

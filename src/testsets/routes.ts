@@ -78,10 +78,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(multipart, { limits: { files: 1 } });
   const tags = ["Testsets"];
   const read = (req: FastifyRequest, options: Record<string, unknown> = {}): ReadContext => ({ db: ctx.db, scope: req.scope, config: ctx.config, options });
-  // An upload's answer lists ids up to the inline limit too (with `testcase_count`): a million-row
-  // file must not come back as 40 MB of ids.
-  const uploaded = (req: FastifyRequest, options: Record<string, unknown> = {}) => read(req, { ...options, cap_testcase_ids: true });
-  const simple = async (req: FastifyRequest, id: string) => ({ count: 1, testset: await getSimple(uploaded(req), testsets, id) });
+  const simple = async (req: FastifyRequest, id: string) => ({ count: 1, testset: await getSimple(read(req), testsets, id) });
 
   // ---- testcases
   app.get("/testcases/:id", { schema: { tags: ["Testcases"], summary: "Fetch a testcase", params: IdParam("id"), response: { 200: TestcaseResponse } } }, async (req) => {
@@ -137,7 +134,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     }));
     const include = u.field("include_testcases");
     const options = { include_testcases: include === undefined ? undefined : include === "true" };
-    return { count: 1, testset_revision: revisionRecord(testsets, row, await testsets.present!(row, uploaded(req, options))) };
+    return { count: 1, testset_revision: revisionRecord(testsets, row, await testsets.present!(row, read(req, options))) };
   });
 
   // ---- downloads

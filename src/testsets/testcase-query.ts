@@ -6,7 +6,8 @@ import type { Reference } from "../versioning/filters.ts";
 import { retrieveRevision } from "../versioning/resolve.ts";
 import { Conditions } from "../versioning/sql.ts";
 import { MAX_PAGE } from "../versioning/windowing.ts";
-import { loadIds, type StoredIds } from "./chunk-lists.ts";
+import { idPages, type StoredIds } from "./chunk-lists.ts";
+import { cursorPosition, positionCursor } from "./position-cursor.ts";
 import { loadTestcases, testcaseRecord, type TestcaseRow } from "./testcases.ts";
 
 export interface TestcaseQuery {
@@ -20,21 +21,68 @@ export interface TestcaseQuery {
 }
 
 /**
+ * Where a revision-ordered page starts: a position cursor names it; a last-id cursor (what this
+ * endpoint answered before positions) is found by streaming the list up to its first occurrence, and
+ * one not in the list starts past the end (an empty last page, not a loop back to the start).
+ */
+async function startPosition(db: Queryable, projectId: string, stored: StoredIds | null, next: string): Promise<number> {
+  const position = cursorPosition(next);
+  if (position !== null) return position;
+  let seen = 0;
+  for await (const ids of idPages(db, projectId, stored)) {
+    const at = ids.indexOf(next);
+    if (at >= 0) return seen + at + 1;
+    seen += ids.length;
+  }
+  return seen;
+}
+
+/**
+ * Up to `limit` ids of the revision from `from` (those in `wanted`, when given), reading only the
+ * chunks that cover them, and the position the next page starts at (null when none is left).
+ */
+async function revisionPage(db: Queryable, projectId: string, stored: StoredIds | null, from: number, limit: number, wanted: Set<string> | null) {
+  const ids: string[] = [];
+  let position = from;
+  if (!wanted) {
+    // One id more than the page says whether another page exists.
+    for await (const page of idPages(db, projectId, stored, from, limit + 1)) ids.push(...page);
+    return ids.length > limit ? { ids: ids.slice(0, limit), next: from + limit } : { ids, next: null };
+  }
+  // Filtered by ids, the page ends after the `limit`-th match, and exists if another match follows.
+  let end: number | null = null;
+  for await (const page of idPages(db, projectId, stored, from)) {
+    for (const id of page) {
+      if (wanted.has(id)) {
+        if (ids.length === limit) return { ids, next: end };
+        ids.push(id);
+        end = position + 1;
+      }
+      position++;
+    }
+  }
+  return { ids, next: null };
+}
+
+/**
  * Testcases by id and/or testset. Scoped by a revision reference, the page walks the revision's
- * ordered ids (the cursor is the last id seen); otherwise it walks testcases in id order.
+ * ordered ids by position (the cursor is a position cursor, see position-cursor.ts); otherwise it
+ * walks testcases in id order (the cursor is the last id seen).
  */
 export async function queryTestcases(db: Queryable, scope: Scope, q: TestcaseQuery) {
   const limit = Math.min(Math.max(q.limit ?? MAX_PAGE, 1), MAX_PAGE);
   const wanted = q.testcaseIds?.length ? new Set(q.testcaseIds.map((id) => id.toLowerCase())) : null;
   let rows: TestcaseRow[];
   let more: boolean;
+  let next: string | null = null;
   if (q.revisionRef || q.variantRef || q.testsetRef) {
     const { revision } = await retrieveRevision(db, scope, testsets, { artifact: q.testsetRef, variant: q.variantRef, revision: q.revisionRef });
-    let ids = await loadIds(db, scope.projectId, revision.data as StoredIds | null);
-    if (wanted) ids = ids.filter((id) => wanted.has(id));
-    const from = q.next ? ids.indexOf(q.next.toLowerCase()) + 1 : 0;
-    more = ids.length > from + limit;
-    rows = await loadTestcases(db, scope.projectId, ids.slice(from, from + limit));
+    const stored = revision.data as StoredIds | null;
+    const from = q.next ? await startPosition(db, scope.projectId, stored, q.next.toLowerCase()) : 0;
+    const page = await revisionPage(db, scope.projectId, stored, from, limit, wanted);
+    rows = await loadTestcases(db, scope.projectId, page.ids);
+    more = page.next !== null;
+    next = page.next === null ? null : positionCursor(page.next);
   } else {
     const where = new Conditions([scope.projectId]).add("project_id = $1");
     if (q.testsetId) where.add("testset_id = ?::uuid", q.testsetId);
@@ -43,10 +91,11 @@ export async function queryTestcases(db: Queryable, scope: Scope, q: TestcaseQue
     rows = await db.query<TestcaseRow>(`SELECT * FROM testcases WHERE ${where} ORDER BY id LIMIT ${limit + 1}`, where.params);
     more = rows.length > limit;
     rows = rows.slice(0, limit);
+    next = more && rows.length ? rows[rows.length - 1].id : null;
   }
   return {
     count: rows.length,
     testcases: rows.map(testcaseRecord),
-    windowing: more && rows.length ? { next: rows[rows.length - 1].id, limit } : null,
+    windowing: more && next ? { next, limit } : null,
   };
 }
