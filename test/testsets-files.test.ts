@@ -117,6 +117,40 @@ describe("testset files at scale", () => {
     expect((await p.ok("GET", `/simple/testsets/${ts.id}`)).testset.revision_id).toBe(ts.revision_id);
   });
 
+  it("re-uploading a large file, and a file whose rows repeat, stores every row once and keeps its ids", async () => {
+    // 3,000 rows: bulk loaded (a COPY per batch); the re-upload finds them stored and writes nothing new.
+    const rows = Array.from({ length: 3_000 }, (_, i) => `q${i},a${i}`);
+    const first = await upload("/simple/testsets/upload", { file_type: "csv", testset_slug: "reload" }, "r.csv", `question,answer\n${rows.join("\n")}\n`);
+    expect(first.statusCode, first.body).toBe(200);
+    const ts = first.json().testset;
+    const again = await upload(`/simple/testsets/${ts.id}/upload`, { file_type: "csv" }, "r.csv", `question,answer\n${rows.join("\n")}\n`);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().testset.data.testcase_ids).toEqual(ts.data.testcase_ids);
+    expect(again.json().testset.revision_id).not.toBe(ts.revision_id);
+
+    // The same 1,500 rows twice, with their dedup ids given: the same ids twice, in one batch.
+    const keyed = Array.from({ length: 1_500 }, (_, i) => `k${i},x${i},d${i}`);
+    const twice = await upload("/simple/testsets/upload", { file_type: "csv", testset_slug: "twice" }, "t.csv", `question,answer,testcase_dedup_id\n${[...keyed, ...keyed].join("\n")}\n`);
+    expect(twice.statusCode, twice.body).toBe(200);
+    const ids: string[] = twice.json().testset.data.testcase_ids;
+    expect(ids).toHaveLength(3_000);
+    expect(ids.slice(1_500)).toEqual(ids.slice(0, 1_500));
+    expect(new Set(ids).size).toBe(1_500);
+    const stored = new Set<string>();
+    for (let next: string | undefined; ;) {
+      const page = await p.ok("POST", "/testcases/query", { testset_id: twice.json().testset.id, windowing: { limit: 1_000, next } });
+      for (const t of page.testcases) stored.add(t.id);
+      if (!page.windowing?.next) break;
+      next = page.windowing.next;
+    }
+    expect(stored).toEqual(new Set(ids));
+    // A delta on it finds the repeated rows through the chunk index.
+    const edited = await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision: { testset_variant_id: twice.json().testset.variant_id, delta: { rows: { remove: [ids[7]] } } }, include_testcases: false,
+    });
+    expect(edited.testset_revision.data.testcase_ids).toEqual(ids.filter((id) => id !== ids[7]));
+  }, 120_000);
+
   it("pages a revision by position: duplicates, id filters, and ids capped at TESSERA_TESTSET_INLINE_LIMIT", async () => {
     const rows = Array.from({ length: 3_000 }, (_, i) => ({ data: { question: `q${i}` } }));
     const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "paged", data: { testcases: rows } } })).testset;

@@ -25,3 +25,23 @@ export interface Database extends Queryable {
 
 /** A JSON value as a query parameter for a `jsonb` column (drivers would turn JS arrays into SQL arrays). */
 export const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
+
+/**
+ * COPY that gives way to a unique violation: the load is rolled back to a savepoint and false is
+ * returned, so the caller can load the same rows with `INSERT … ON CONFLICT` instead. Most bulk loads
+ * hit no stored row, and plain COPY into the table costs half of staging the rows first.
+ * Runs inside a transaction.
+ */
+export async function copyUnlessConflict(tx: Queryable, sql: string, data: string[]): Promise<boolean> {
+  if (!tx.copyFrom) return false;
+  await tx.query("SAVEPOINT copy_unless_conflict");
+  try {
+    await tx.copyFrom(sql, data);
+  } catch (error) {
+    if ((error as { code?: string }).code !== "23505") throw error;
+    await tx.query("ROLLBACK TO SAVEPOINT copy_unless_conflict");
+    return false;
+  }
+  await tx.query("RELEASE SAVEPOINT copy_unless_conflict");
+  return true;
+}

@@ -7,6 +7,23 @@ import type { Database, Queryable } from "./database.ts";
 // bigint (counts, sums) as JS numbers: every bigint we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+/** COPY data in pieces of about 256 KB: one CopyData message (and socket write) per line costs more than the load. */
+function* coalesce(data: (string | Buffer)[]): Generator<Buffer> {
+  let parts: (string | Buffer)[] = [];
+  let size = 0;
+  const piece = () => (parts.every((p) => typeof p === "string") ? Buffer.from(parts.join("")) : Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p))));
+  for (const part of data) {
+    parts.push(part);
+    size += part.length;
+    if (size >= 256 * 1024) {
+      yield piece();
+      parts = [];
+      size = 0;
+    }
+  }
+  if (parts.length) yield piece();
+}
+
 export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
   const pool = new pg.Pool({ connectionString, max: poolSize });
   pool.on("error", () => {}); // an idle client's lost connection is replaced on next checkout
@@ -17,7 +34,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
     },
     async copyFrom(sql: string, data: (string | Buffer)[]) {
       if (c instanceof pg.Pool) return session((conn) => conn.copyFrom!(sql, data));
-      await pipeline(Readable.from(data, { objectMode: false }), c.query(copyStream(sql)));
+      await pipeline(Readable.from(coalesce(data), { objectMode: false }), c.query(copyStream(sql)));
     },
   });
   const self = run(pool);

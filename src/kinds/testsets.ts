@@ -1,7 +1,7 @@
 import { unprocessable } from "../http/errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
-import { idPages, storeIds, storePackedIds, type StoredIds } from "../testsets/chunk-lists.ts";
+import { idPages, IdListWriter, storeIds, type StoredIds } from "../testsets/chunk-lists.ts";
 import { ColumnCounts } from "../testsets/columns.ts";
 import { applyTestsetDelta, ResolvedIds, type TestsetDelta } from "../testsets/delta.ts";
 import { diffTestsetRevisions } from "../testsets/diff.ts";
@@ -23,8 +23,9 @@ async function prepare(commit: CommitInput): Promise<PreparedData> {
   const rows = commit.data instanceof TestcaseStream ? commit.data.rows : ((commit.data ?? {}) as TestsetData).testcases;
   if (rows) {
     const columns = new ColumnCounts();
-    const packed = await storePackedTestcases(tx, scope, artifactId, rows, columns);
-    return { data: { ...(await storePackedIds(tx, scope.projectId, packed.bytes)), columns: columns.toJSON() } };
+    const list = new IdListWriter(tx, scope.projectId);
+    await storePackedTestcases(tx, scope, artifactId, rows, columns, list);
+    return { data: { ...(await list.finish()), columns: columns.toJSON() } };
   }
   // Existing rows are not read back: the revision does not know its columns (a diff then scans).
   const ids = ((commit.data as TestsetData | null)?.testcase_ids ?? []).map((id) => id.toLowerCase());

@@ -20,3 +20,26 @@ export function canonicalJson(value: unknown): string {
   }
   return `${out}}`;
 }
+
+/**
+ * The canonical JSON of a flat-or-nested record without `key`, and a function giving it with `key`
+ * set to a string: both from one serialisation of the other values (an upload names each row's
+ * dedup id from the first and hashes the second).
+ */
+export function canonicalWithout(record: Record<string, unknown>, key: string): { text: string; with(value: string): string } {
+  const keys = Object.keys(record).filter((k) => k !== key && record[k] !== undefined).sort();
+  const parts = keys.map((k) => {
+    const v = record[k];
+    return `${JSON.stringify(k)}:${typeof v === "string" ? JSON.stringify(v) : canonicalJson(v)}`;
+  });
+  const at = keys.findIndex((k) => k > key);
+  const text = `{${parts.join(",")}}`;
+  return {
+    text,
+    with(value) {
+      const field = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+      if (at === -1) return parts.length ? `${text.slice(0, -1)},${field}}` : `{${field}}`;
+      return `{${[...parts.slice(0, at), field, ...parts.slice(at)].join(",")}}`;
+    },
+  };
+}

@@ -1,6 +1,6 @@
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { chunkPacked, existingHashes, readChunks, sha256, storeChunks, type Leaf } from "./chunks.ts";
+import { chunkPacked, existingHashes, readChunks, sha256, splitChunks, storeChunks, type Leaf } from "./chunks.ts";
 import { uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
 /**
@@ -77,6 +77,34 @@ export async function storeIds(tx: Queryable, projectId: string, ids: string[]):
 /** `storeIds` for ids packed as 16-byte binary UUIDs. */
 export async function storePackedIds(tx: Queryable, projectId: string, packed: Buffer): Promise<StoredIds> {
   return storeLeaves(tx, projectId, await storeChunks(tx, projectId, chunkPacked(packed)));
+}
+
+/**
+ * `storePackedIds` for a list that arrives in pieces (an upload): leaf chunks are stored as they
+ * close, while the rest of the list is still being read.
+ */
+export class IdListWriter {
+  private readonly leaves: Leaf[] = [];
+  private open: Buffer = Buffer.alloc(0);
+  private readonly tx: Queryable;
+  private readonly projectId: string;
+
+  constructor(tx: Queryable, projectId: string) {
+    this.tx = tx;
+    this.projectId = projectId;
+  }
+
+  async add(packed: Uint8Array) {
+    const { closed, open } = splitChunks(Buffer.concat([this.open, packed]));
+    this.open = open;
+    this.leaves.push(...(await storeChunks(this.tx, this.projectId, closed)));
+  }
+
+  async finish(): Promise<StoredIds> {
+    if (this.open.length) this.leaves.push(...(await storeChunks(this.tx, this.projectId, [this.open])));
+    this.open = Buffer.alloc(0);
+    return storeLeaves(this.tx, this.projectId, this.leaves);
+  }
 }
 
 /** The revision's leaves in order: one read of its chunk lists (36 bytes a leaf), no testcase id. */

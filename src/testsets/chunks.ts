@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
-import { json } from "../db/database.ts";
+import { copyUnlessConflict, json } from "../db/database.ts";
 
 /** A leaf chunk as a revision's chunk list names it: the hash of its packed ids and how many ids it holds. */
 export interface Leaf {
@@ -60,25 +60,30 @@ export class Chunker {
 
 /** Content-defined chunks of a packed id list, as views into it (the same boundaries as Chunker). */
 export function chunkPacked(bytes: Buffer): Buffer[] {
-  const chunks: Buffer[] = [];
+  const { closed, open } = splitChunks(bytes);
+  return open.length ? [...closed, open] : closed;
+}
+
+/** The chunks of `bytes` that end at a boundary, and the rest (which more ids would continue). */
+export function splitChunks(bytes: Buffer): { closed: Buffer[]; open: Buffer } {
+  const closed: Buffer[] = [];
   let start = 0;
   for (let o = 0; o < bytes.length; o += 16) {
     if (boundaryHash(bytes, o) % CHUNK_DIVISOR === 0 || (o + 16 - start) / 16 >= MAX_CHUNK) {
-      chunks.push(bytes.subarray(start, o + 16));
+      closed.push(bytes.subarray(start, o + 16));
       start = o + 16;
     }
   }
-  if (start < bytes.length) chunks.push(bytes.subarray(start));
-  return chunks;
+  return { closed, open: bytes.subarray(start) };
 }
 
-/** Chunks written per statement: a few MB of ids, and their index rows made by the database. */
+/** Chunks written per statement: a few MB of ids. */
 const CHUNKS_PER_WRITE = 256;
 
 /**
  * Stores the chunks not stored yet (dedup by content hash) with an index entry per id, and returns
  * them as leaves. Cost follows the number of chunks given, not the size of the testset; new chunks
- * are written many per statement, their index rows unpacked from the ids by the database.
+ * are written many per statement.
  */
 export async function storeChunks(tx: Queryable, projectId: string, chunks: Buffer[]): Promise<Leaf[]> {
   const leaves = chunks.map((bytes) => ({ bytes, hash: sha256(bytes), count: bytes.length / 16 }));
@@ -89,26 +94,51 @@ export async function storeChunks(tx: Queryable, projectId: string, chunks: Buff
   const fresh = leaves.filter((leaf) => !existing.has(leaf.hash) && (existing.add(leaf.hash), true));
   for (let i = 0; i < fresh.length; i += CHUNKS_PER_WRITE) {
     const slice = fresh.slice(i, i + CHUNKS_PER_WRITE);
-    let offset = 0;
-    const entries = slice.map((l) => {
-      const entry = { hash: l.hash, o: offset, n: l.bytes.length };
-      offset += l.bytes.length;
-      return entry;
-    });
-    await tx.query(
-      `WITH input AS MATERIALIZED (
-         SELECT h.hash, substring($2::bytea FROM h.o + 1 FOR h.n) AS ids FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int)
-       ), stored AS (
-         INSERT INTO testcase_chunks (project_id, hash, ids) SELECT $1, hash, ids FROM input ON CONFLICT DO NOTHING RETURNING hash
-       )
-       INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
-       SELECT $1, encode(substring(input.ids FROM k * 16 + 1 FOR 16), 'hex')::uuid, ('x' || left(input.hash, 16))::bit(64)::bigint
-       FROM stored JOIN input USING (hash), generate_series(0, length(input.ids) / 16 - 1) k
-       ON CONFLICT DO NOTHING`,
-      [projectId, Buffer.concat(slice.map((l) => l.bytes)), json(entries)],
-    );
+    const { bytes, entries } = packChunks(slice);
+    const stored = new Set((await tx.query<{ hash: string }>(
+      `INSERT INTO testcase_chunks (project_id, hash, ids)
+       SELECT $1, h.hash, substring($2::bytea FROM h.o + 1 FOR h.n) FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int)
+       ON CONFLICT DO NOTHING RETURNING hash`,
+      [projectId, bytes, json(entries)],
+    )).map((r) => r.hash));
+    // A chunk another transaction stored meanwhile is indexed by that transaction.
+    await indexChunks(tx, projectId, slice.filter((l) => stored.has(l.hash)));
   }
   return leaves.map(({ hash, count }) => ({ hash, count }));
+}
+
+function packChunks(chunks: { hash: string; bytes: Buffer }[]) {
+  let offset = 0;
+  const entries = chunks.map((c) => {
+    const entry = { hash: c.hash, o: offset, n: c.bytes.length };
+    offset += c.bytes.length;
+    return entry;
+  });
+  return { bytes: Buffer.concat(chunks.map((c) => c.bytes)), entries };
+}
+
+/**
+ * One `testcase_chunk_index` row per distinct id of each new chunk, loaded by COPY in id order. Only a
+ * collision of two chunk keys on a shared id conflicts; those chunks are then indexed with ON CONFLICT.
+ */
+async function indexChunks(tx: Queryable, projectId: string, chunks: { hash: string; bytes: Buffer }[]) {
+  if (!chunks.length) return;
+  const lines: string[] = [];
+  for (const { hash, bytes } of chunks) {
+    const tail = `\t${chunkKey(hash)}\t${projectId}\n`;
+    for (let o = 0; o < bytes.length; o += 16) lines.push(`${bytes.toString("hex", o, o + 16)}${tail}`);
+  }
+  lines.sort();
+  const distinct = lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
+  if (await copyUnlessConflict(tx, "COPY testcase_chunk_index (testcase_id, chunk_key, project_id) FROM STDIN", distinct)) return;
+  const { bytes, entries } = packChunks(chunks);
+  await tx.query(
+    `INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
+     SELECT $1, encode(substring($2::bytea FROM h.o + k * 16 + 1 FOR 16), 'hex')::uuid, ('x' || left(h.hash, 16))::bit(64)::bigint
+     FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int), generate_series(0, h.n / 16 - 1) k
+     ORDER BY 2 ON CONFLICT DO NOTHING`,
+    [projectId, bytes, json(entries)],
+  );
 }
 
 export async function existingHashes(db: Queryable, table: "testcase_chunks" | "testcase_chunk_lists", projectId: string, hashes: string[]) {

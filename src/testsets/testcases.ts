@@ -1,9 +1,9 @@
 import type { Scope } from "../accounts/project-defaults.ts";
 import type { Queryable } from "../db/database.ts";
-import { json } from "../db/database.ts";
-import { canonicalJson } from "./canonical-json.ts";
+import { copyUnlessConflict, json } from "../db/database.ts";
+import { canonicalJson, canonicalWithout } from "./canonical-json.ts";
 import type { ColumnCounts } from "./columns.ts";
-import { unpackIds } from "./chunk-lists.ts";
+import { unpackIds, type IdListWriter } from "./chunk-lists.ts";
 import { DedupIds, testcaseIdBytes, uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
 /** A row as clients send it (JSON commits, parsed files). */
@@ -90,37 +90,50 @@ export async function storeTestcases(
   return unpackIds((await storePackedTestcases(tx, scope, testsetId, rows, columns)).bytes);
 }
 
+/** `storeTestcases` with the ids packed; with `list`, each batch's ids also go on to it once stored. */
 export async function storePackedTestcases(
-  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>, columns?: ColumnCounts,
+  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>, columns?: ColumnCounts, list?: IdListWriter,
 ): Promise<PackedIds> {
   const dedup = new DedupIds();
   const ids = new PackedIds();
   let batch: Pending[] = [];
+  // Rows go straight into the table until one is already stored (a re-upload, a repeated row).
+  let direct = true;
   let staged = false;
+  const constants = `\t${scope.projectId}\t${testsetId}\t${scope.userId ?? "\\N"}`;
   const write = async (batch: Pending[]) => {
     await keepClaimedIds(tx, scope, testsetId, ids, batch);
+    await load(batch);
+    await list?.add(ids.bytes.subarray(batch[0].at * 16, (batch[batch.length - 1].at + 1) * 16));
+  };
+  const load = async (batch: Pending[]) => {
+    const bytes = ids.bytes;
+    const hex = (r: Pending) => bytes.toString("hex", r.at * 16, r.at * 16 + 16);
     if (batch.length >= BATCH && tx.copyFrom) {
+      // In id order: the two indexes on testcases are then filled page by page, not at random.
+      const lines = batch.map((r) => `${hex(r)}\t${copyText(r.canonical)}\t${copyText(r.flags)}\t${copyText(r.tags)}\t${copyText(r.meta)}`).sort();
+      if (direct) {
+        direct = await copyUnlessConflict(tx, "COPY testcases (id, data, flags, tags, meta, project_id, testset_id, created_by_id) FROM STDIN", lines.map((l) => `${l}${constants}\n`));
+        if (direct) return;
+      }
       if (!staged) {
         // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows.
         await tx.query("CREATE TEMP TABLE IF NOT EXISTS testcase_upload (id uuid, data jsonb, flags jsonb, tags jsonb, meta jsonb) ON COMMIT DROP");
         staged = true;
       }
-      const bytes = ids.bytes;
-      const lines = batch.map((r) => `${bytes.toString("hex", r.at * 16, r.at * 16 + 16)}\t${copyText(r.canonical)}\t${copyText(r.flags)}\t${copyText(r.tags)}\t${copyText(r.meta)}\n`);
-      await tx.copyFrom("COPY testcase_upload (id, data, flags, tags, meta) FROM STDIN", lines);
+      await tx.copyFrom("COPY testcase_upload (id, data, flags, tags, meta) FROM STDIN", lines.map((l) => `${l}\n`));
       await tx.query(
         `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
-         SELECT $1, id, $2, data, flags, tags, meta, $3 FROM testcase_upload ON CONFLICT DO NOTHING`,
+         SELECT $1, id, $2, data, flags, tags, meta, $3 FROM testcase_upload ORDER BY id ON CONFLICT DO NOTHING`,
         [scope.projectId, testsetId, scope.userId],
       );
       await tx.query("TRUNCATE testcase_upload");
     } else {
-      const bytes = ids.bytes;
       await tx.query(
         `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
          SELECT $1, (r->>0)::uuid, $2, (r->>1)::jsonb, (r->>2)::jsonb, (r->>3)::jsonb, (r->>4)::jsonb, $3
          FROM jsonb_array_elements($4::jsonb) r ON CONFLICT DO NOTHING`,
-        [scope.projectId, testsetId, scope.userId, json(batch.map((r) => [bytes.toString("hex", r.at * 16, r.at * 16 + 16), r.canonical, r.flags, r.tags, r.meta]))],
+        [scope.projectId, testsetId, scope.userId, json(batch.map((r) => [hex(r), r.canonical, r.flags, r.tags, r.meta]))],
       );
     }
   };
@@ -147,12 +160,15 @@ export async function storePackedTestcases(
 
   async function add(row: TestcaseInput) {
     const data = { ...(row.data ?? {}) };
+    let canonical: string;
     if (data.testcase_dedup_id === undefined || data.testcase_dedup_id === null || data.testcase_dedup_id === "") {
+      const without = canonicalWithout(data, "testcase_dedup_id");
+      const dedupId = dedup.nextFor(without.text);
       delete data.testcase_dedup_id;
-      data.testcase_dedup_id = dedup.nextFor(canonicalJson(data));
-    }
+      data.testcase_dedup_id = dedupId;
+      canonical = without.with(dedupId);
+    } else canonical = canonicalJson(data);
     columns?.add(data);
-    const canonical = canonicalJson(data);
     const id = testcaseIdBytes(canonical, testsetId);
     const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
     batch.push({ at: ids.count, canonical, flags: jsonOrNull(row.flags), tags: jsonOrNull(row.tags), meta: jsonOrNull(row.meta), claimed });
