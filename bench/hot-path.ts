@@ -1,4 +1,5 @@
 import autocannon from "autocannon";
+import { randomBytes, randomUUID } from "node:crypto";
 import { promptConfig, type Api } from "./api.ts";
 
 export interface Load {
@@ -15,6 +16,7 @@ export async function load(url: string, seconds: number, body: string, headers: 
   return { rps: r.requests.average, p99: r.latency.p99, failures: r.requests.total - expected + r.errors + r.timeouts };
 }
 
+export const RETRIEVE_PATH = "/api/applications/revisions/retrieve";
 export const RETRIEVE = JSON.stringify({ application_ref: { slug: "hot" }, environment_ref: { slug: "production" } });
 
 /** An application deployed to production; returns the ETag its retrieval carries. */
@@ -33,4 +35,15 @@ export async function deployHotApplication(api: Api): Promise<string> {
 }
 
 export const retrieveLoad = (api: Api, seconds: number, etag?: string) =>
-  load(`${api.url}/api/applications/revisions/retrieve`, seconds, RETRIEVE, { authorization: `ApiKey ${api.key}`, ...(etag ? { "if-none-match": etag } : {}) }, etag ? "3xx" : "2xx");
+  load(`${api.url}${RETRIEVE_PATH}`, seconds, RETRIEVE, { authorization: `ApiKey ${api.key}`, ...(etag ? { "if-none-match": etag } : {}) }, etag ? "3xx" : "2xx");
+
+/**
+ * The baseline of a hot-path line: the empty route gets the very request Tessera gets (same path,
+ * body and headers, with a key and an ETag of the same shape and length), so the ratio measures what
+ * Tessera adds to a request, not the size of the request.
+ */
+export const baselineLoad = (origin: string, seconds: number, withTag: boolean) =>
+  load(`${origin}${RETRIEVE_PATH}`, seconds, RETRIEVE, {
+    authorization: `ApiKey tsk_${randomBytes(9).toString("base64url")}.${randomBytes(24).toString("base64url")}`,
+    ...(withTag ? { "if-none-match": `"${randomUUID()}@${Date.now()}@${randomUUID()}"` } : {}),
+  }, "2xx");

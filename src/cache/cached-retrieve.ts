@@ -3,6 +3,8 @@ import type { AppContext } from "../context.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { retrieveRevision, type RetrieveRefs, type Retrieved } from "../versioning/resolve.ts";
 
+const cacheKey = (kind: Kind, refs: RetrieveRefs) => `${kind.plural}\u0000${JSON.stringify(refs)}`;
+
 /**
  * Reference resolution through the project's cache: the hot path of every client runtime that asks
  * "which revision is deployed?" costs no query while nothing in the project changes.
@@ -10,7 +12,7 @@ import { retrieveRevision, type RetrieveRefs, type Retrieved } from "../versioni
 export async function cachedRetrieve(ctx: AppContext, scope: Scope, kind: Kind, refs: RetrieveRefs): Promise<Retrieved> {
   const cache = ctx.cache;
   if (!cache) return retrieveRevision(ctx.db, scope, kind, refs);
-  const key = `${kind.plural}\u0000${JSON.stringify(refs)}`;
+  const key = cacheKey(kind, refs);
   const hit = cache.get<Retrieved>(scope.projectId, key);
   if (hit) return hit;
   const generation = cache.generation(scope.projectId);
@@ -19,9 +21,32 @@ export async function cachedRetrieve(ctx: AppContext, scope: Scope, kind: Kind, 
   return retrieved;
 }
 
+/** The cached resolution of `refs`, without a promise (undefined when it must be read). */
+export function peekRetrieve(ctx: AppContext, scope: Scope, kind: Kind, refs: RetrieveRefs): Retrieved | undefined {
+  return ctx.cache?.get<Retrieved>(scope.projectId, cacheKey(kind, refs));
+}
+
+// A cached resolution is one object for as long as it is valid: its tag is worked out once.
+const retrievedTags = new WeakMap<Retrieved, string>();
+
+/** The ETag of a retrieve answer: the revision, its last metadata edit, the environment revision it was deployed by, and the read options. */
+export function retrievedTag(r: Retrieved, options: Record<string, unknown>): string {
+  let base = retrievedTags.get(r);
+  if (base === undefined) {
+    const edited = new Date(r.revision.updated_at ?? r.revision.created_at).getTime();
+    base = `${r.revision.id}@${edited}${r.retrievalInfo ? `@${r.retrievalInfo.references.environment_revision?.id}` : ""}`;
+    retrievedTags.set(r, base);
+  }
+  return revisionTag(base, undefined, options);
+}
+
 /** An entity tag for a read of an immutable revision: its id, what else the body names, and the read options. */
 export function revisionTag(revisionId: string, context: string | undefined, options: Record<string, unknown>): string {
-  const opts = Object.entries(options).filter(([, v]) => v !== undefined && v !== null).map(([k, v]) => `${k}=${v}`).join(",");
+  let opts = "";
+  for (const k in options) {
+    const v = options[k];
+    if (v !== undefined && v !== null) opts += `${opts ? "," : ""}${k}=${v}`;
+  }
   return `"${revisionId}${context ? `@${context}` : ""}${opts ? `;${opts}` : ""}"`;
 }
 

@@ -1,6 +1,6 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type, type TSchema } from "typebox";
-import { cachedRetrieve, matchesTag, revisionTag } from "../cache/cached-retrieve.ts";
+import { cachedRetrieve, matchesTag, peekRetrieve, retrievedTag, revisionTag } from "../cache/cached-retrieve.ts";
 import { Lru } from "../cache/lru.ts";
 import type { AppContext } from "../context.ts";
 import { createArtifact, findArtifact, queryArtifacts } from "../versioning/artifacts.ts";
@@ -35,6 +35,7 @@ type Body = Record<string, any>;
 
 /** Retrieve answers up to this size are kept serialised (large testset revisions are not). */
 const MAX_CACHED_BODY = 256 * 1024;
+const JSON_UTF8 = "application/json; charset=utf-8";
 
 /** The one id a path names (`:application_id`, `:application_variant_id`, …). */
 const pathId = (req: FastifyRequest): string => Object.values(req.params as Record<string, string>)[0];
@@ -192,22 +193,29 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
     });
     // Configuration answers are a few KB: compressing them costs more than it saves (testsets keep it).
-    app.post(`${P}/revisions/retrieve`, { compress: kind.family === "testset" ? undefined : false, schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, async (req, reply) => {
-      const b = (req.body ?? {}) as Body;
-      const r = await cachedRetrieve(ctx, req.scope, kind, refsOf(b));
+    const answerRetrieve = (req: FastifyRequest, reply: FastifyReply, b: Body, r: Retrieved): FastifyReply | Promise<FastifyReply> => {
       const options = optionsOf(b);
-      const edited = new Date(r.revision.updated_at ?? r.revision.created_at).getTime();
-      const tag = revisionTag(r.revision.id, `${edited}${r.retrievalInfo ? `@${r.retrievalInfo.references.environment_revision?.id}` : ""}`, options);
+      const tag = retrievedTag(r, options);
       reply.header("etag", tag);
       if (matchesTag(req.headers["if-none-match"], tag)) return reply.code(304).send();
       // The tag names everything the body holds, so the serialised body can be kept under it.
       const key = `${req.scope.projectId}\u0000${tag}`;
-      let body = bodies.get(key);
-      if (body === undefined) {
-        body = JSON.stringify(await retrieved(req, r, options));
-        if (body.length <= MAX_CACHED_BODY) bodies.set(key, body);
-      }
-      return reply.type("application/json; charset=utf-8").send(body);
+      const body = bodies.get(key);
+      if (body !== undefined) return reply.type(JSON_UTF8).send(body);
+      return retrieved(req, r, options).then((value) => {
+        const text = JSON.stringify(value);
+        if (text.length <= MAX_CACHED_BODY) bodies.set(key, text);
+        return reply.type(JSON_UTF8).send(text);
+      });
+    };
+    // Configuration answers are a few KB: compressing them costs more than it saves (testsets keep it).
+    // Not async: a cached resolution is answered without a promise (the hot path of every client).
+    app.post(`${P}/revisions/retrieve`, { compress: kind.family === "testset" ? undefined : false, schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, (req, reply) => {
+      const b = (req.body ?? {}) as Body;
+      const refs = refsOf(b);
+      const hit = peekRetrieve(ctx, req.scope, kind, refs);
+      const sent = hit ? answerRetrieve(req, reply, b, hit) : cachedRetrieve(ctx, req.scope, kind, refs).then((r) => answerRetrieve(req, reply, b, r));
+      return sent === reply ? undefined : sent;
     });
     if (opts.deployable) {
       app.post(`${P}/revisions/deploy`, { schema: schema(`Deploy a ${n} revision to an environment`, { body: s.deploy, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {

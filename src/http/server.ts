@@ -9,6 +9,7 @@ import { authenticate, requireApiKey } from "./authentication.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
 import { registerJsonBody } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
+import { requestLogger } from "./request-logger.ts";
 import { projectRoutes } from "./routes.ts";
 import { servicesRoutes } from "./services-routes.ts";
 import { validatorCompiler } from "./validation.ts";
@@ -33,6 +34,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
+    childLoggerFactory: requestLogger,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
