@@ -1,5 +1,5 @@
 import compress from "@fastify/compress";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type onSendHookHandler } from "fastify";
 import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
@@ -22,7 +22,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // POST routes that only read: everything else that is not a GET may change what a reference resolves to.
 const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect)\/?$/;
-const writes = (method: string, url: string | undefined) => method !== "GET" && method !== "HEAD" && !(method === "POST" && READ_BY_POST.test(url ?? ""));
+const writes = (method: string, url: string) => method !== "GET" && method !== "HEAD" && !(method === "POST" && READ_BY_POST.test(url));
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -72,9 +72,14 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     api.setNotFoundHandler(notFoundHandler);
     await api.register(async (project) => {
       requireApiKey(project, ctx.db);
-      project.addHook("onSend", (request, reply, payload, done) => {
-        if (reply.statusCode >= 400 || !writes(request.method, request.routeOptions.url)) return done(null, payload);
+      // Only routes that write get the hook: reads (the hot path) run no onSend hook at all.
+      const invalidate: onSendHookHandler = (request, reply, payload, done) => {
+        if (reply.statusCode >= 400) return done(null, payload);
         cache.invalidate(request.scope.projectId).then(() => done(null, payload), done);
+      };
+      project.addHook("onRoute", (route) => {
+        if (![route.method].flat().some((method) => writes(method, route.url))) return;
+        route.onSend = [...[route.onSend ?? []].flat(), invalidate];
       });
       await project.register(projectRoutes, routeContext);
     });
