@@ -65,11 +65,14 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     if (ctx.config.adminKey) await api.register(adminAccountsRoutes, { db: ctx.db, adminKey: ctx.config.adminKey });
     // An unknown path needs a key like a known one, so that a caller without one learns nothing about
     // which routes exist. Admin paths are exempt: they are authorised by the admin key, or absent.
-    api.addHook("onRequest", (request, _reply, done) => {
-      if (!request.is404 || request.url.startsWith("/api/admin/")) return done();
-      authenticate(ctx.db, request).then(() => done(), done);
+    // The hook lives in a context of its own that holds only the not-found handler: routes skip it.
+    await api.register(async (unknown) => {
+      unknown.addHook("onRequest", (request, _reply, done) => {
+        if (request.url.startsWith("/api/admin/")) return done();
+        authenticate(ctx.db, request).then(() => done(), done);
+      });
+      unknown.setNotFoundHandler(notFoundHandler);
     });
-    api.setNotFoundHandler(notFoundHandler);
     await api.register(async (project) => {
       requireApiKey(project, ctx.db);
       // Only routes that write get the hook: reads (the hot path) run no onSend hook at all.
