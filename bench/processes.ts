@@ -3,6 +3,7 @@ import { openSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "../src/server-flags.ts";
 
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -61,7 +62,8 @@ export async function startChild(script: string, env: Record<string, string>, lo
   const port = await freePort();
   const log = join(logDir, `${name}.log`);
   const out = openSync(log, "a");
-  const child = spawn(process.execPath, [...nodeArgs, script], {
+  const flags = script.endsWith("src/main.ts") ? SERVER_NODE_FLAGS : [];
+  const child = spawn(process.execPath, [...flags, ...nodeArgs, script], {
     cwd: script.startsWith("bench/") ? ROOT : SERVER_ROOT,
     env: { ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", out, out],

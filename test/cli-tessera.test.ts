@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { childEnv, ROOT, runScript, watchProcess } from "./support/process.ts";
+import { childEnv, ROOT, runScript, startServerProcess, watchProcess } from "./support/process.ts";
 import { processTarget, type ProcessTarget } from "./support/process-target.ts";
 
 const MIGRATIONS = readdirSync(new URL("../src/db/migrations/", import.meta.url)).filter((f) => f.endsWith(".sql")).length;
@@ -34,6 +34,16 @@ describe("tessera", () => {
     const partial = await tessera(["key"]);
     expect(partial.code).toBe(2);
     expect(partial.stderr).toMatch(/did you mean: key create\?/);
+  });
+
+  it("serve runs the server (in a child with the server's Node flags) and stops it on SIGTERM", { timeout: 90_000 }, async () => {
+    target = await processTarget();
+    const server = await startServerProcess(target.env, 60_000, ["bin/tessera.ts", "serve"]);
+    const health = await fetch(`${server.url}/api/health`);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const end = await server.stop("SIGTERM");
+    expect(end.code).toBe(0);
+    expect(end.stdout).toContain("shutting down: finishing in-flight requests");
   });
 
   it("shows each command's help", async () => {

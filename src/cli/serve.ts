@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "../server-flags.ts";
 import { parseOptions, type Command } from "./command.ts";
 
 export const command: Command = {
@@ -15,7 +19,11 @@ gracefully.
 `,
   async run(args) {
     parseOptions(args, {});
-    await import("../main.ts");
-    return 0;
+    // A child with the server's Node flags (they cannot be set from inside this process).
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, fileURLToPath(new URL("../main.ts", import.meta.url))], { stdio: "inherit" });
+    const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    process.on("SIGTERM", forward).on("SIGINT", forward);
+    const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];
+    return code ?? (signal === "SIGINT" || signal === "SIGTERM" ? 0 : 1);
   },
 };

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { SERVER_NODE_FLAGS } from "../../src/server-flags.ts";
 
 /** The repository root: child processes run from here, as `npm start` would. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -49,7 +50,7 @@ export function watchProcess(child: ChildProcess, timeoutMs: number): { output: 
   return { output, done };
 }
 
-/** A server started as `npm start` does (`node src/main.ts`), on a port of the system's choosing. */
+/** A server started as `npm start` does (`node --no-memory-reducer src/main.ts`), on a port of the system's choosing. */
 export interface ServerProcess {
   url: string;
   /** Everything written so far. */
@@ -58,8 +59,8 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<Finished>;
 }
 
-export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ["src/main.ts"], {
+export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 60_000, args = [...SERVER_NODE_FLAGS, "src/main.ts"]): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: childEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
