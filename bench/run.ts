@@ -79,50 +79,51 @@ async function tessera(label: string, env: Record<string, string>): Promise<{ se
   return { server, api: await provision(server.url) };
 }
 
-async function hotPath(label: string, api: Api, base: Baselines | null) {
-  if (!base) throw new Error("no baseline (the empty Fastify server did not run)");
-  const etag = await deployHotApplication(api);
-  await retrieveLoad(api, warmup);
-  const plain = await retrieveLoad(api, seconds);
-  await attempt(`2. retrieve with If-None-Match → 304 (${label})`, "≥ 0.8", async () => {
-    await retrieveLoad(api, warmup, etag);
-    return hotLine(`2. retrieve with If-None-Match → 304 (${label})`, await retrieveLoad(api, seconds, etag), base.tagged, 0.8, "the same request with the current ETag: 304 without a body");
-  });
-  return hotLine(`1. retrieve by environment_ref (${label})`, plain, base.plain, 0.6, "POST /api/applications/revisions/retrieve {application_ref, environment_ref: production}, a deployed prompt config");
+/** The empty Fastify route, up for the whole run: each hot-path line measures it just before Tessera. */
+let emptyOrigin: string | null = null;
+
+/** Baseline and Tessera under the same request, back to back, so that a drift of the machine's speed hits both. */
+async function hotPair(api: Api, etag?: string): Promise<{ got: Load; base: Load }> {
+  if (!emptyOrigin) throw new Error("no baseline (the empty Fastify server did not start)");
+  await baselineLoad(emptyOrigin, warmup, etag !== undefined);
+  const base = await baselineLoad(emptyOrigin, seconds, etag !== undefined);
+  await retrieveLoad(api, warmup, etag);
+  return { got: await retrieveLoad(api, seconds, etag), base };
 }
 
-/** The empty route's figures under the requests of line 1 and of line 2 (which adds If-None-Match). */
-interface Baselines {
-  plain: Load;
-  tagged: Load;
+async function hotPath(label: string, api: Api) {
+  const etag = await deployHotApplication(api);
+  const plain = await hotPair(api);
+  await attempt(`2. retrieve with If-None-Match → 304 (${label})`, "≥ 0.8", async () => {
+    const { got, base } = await hotPair(api, etag);
+    return hotLine(`2. retrieve with If-None-Match → 304 (${label})`, got, base, 0.8, "the same request with the current ETag: 304 without a body");
+  });
+  return hotLine(`1. retrieve by environment_ref (${label})`, plain.got, plain.base, 0.6, "POST /api/applications/revisions/retrieve {application_ref, environment_ref: production}, a deployed prompt config");
 }
 
 async function main() {
   progress(`${quick ? "quick" : "full"} run; work dir ${work}`);
   const fixtures = new Map<number, Testset>();
-  let base: Baselines | null = null;
-
-  // Baseline of the hot path: an empty Fastify route in a child process, under the same load.
-  const empty = await startChild("bench/empty-server.ts", {}, work, "empty-fastify", "/health");
-  try {
-    await baselineLoad(empty.url, warmup, false);
-    const plain = await baselineLoad(empty.url, seconds, false);
-    await baselineLoad(empty.url, warmup, true);
-    base = { plain, tagged: await baselineLoad(empty.url, seconds, true) };
-    progress(`baseline: ${fmtLoad(base.plain)}; with If-None-Match: ${fmtLoad(base.tagged)}`);
-  } catch (error) {
+  const empty = await startChild("bench/empty-server.ts", {}, work, "empty-fastify", "/health").catch((error) => {
     lines.push(failed("baseline: empty Fastify route", "—", error));
+    return null;
+  });
+  emptyOrigin = empty?.url ?? null;
+  try {
+    await measure(fixtures);
   } finally {
-    await empty.stop();
+    await empty?.stop();
   }
+}
 
+async function measure(fixtures: Map<number, Testset>) {
   // Tessera on the embedded database; its provider is a stub on 127.0.0.1 for the invoke line.
   const llm = await startStubLlm();
   try {
     const { server, api } = await tessera("pglite", { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-bench" });
     try {
       await attempt("invoke overhead (completion, PGlite)", "< 2 ms at p50", () => invokeLine(api, llm.baseUrl, quick ? 200 : 1000));
-      await attempt("1. retrieve by environment_ref (PGlite)", "≥ 0.6", () => hotPath("PGlite", api, base));
+      await attempt("1. retrieve by environment_ref (PGlite)", "≥ 0.6", () => hotPath("PGlite", api));
       // The PGlite upload's baseline is still PostgreSQL's COPY: there is no faster way to load rows here.
       await attempt("3. upload 100,000 CSV rows (PGlite)", "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, 100_000, "PGlite", benchUrl, new Map()));
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
@@ -140,7 +141,7 @@ async function main() {
   try {
     const { server, api } = await tessera("postgres", { DATABASE_URL: benchUrl });
     try {
-      await attempt("1. retrieve by environment_ref (PostgreSQL)", "≥ 0.6", () => hotPath("PostgreSQL", api, base));
+      await attempt("1. retrieve by environment_ref (PostgreSQL)", "≥ 0.6", () => hotPath("PostgreSQL", api));
       await attempt("SDK getConfig from its cache", "< 50 µs", () => sdkLine(api, quick ? 20_000 : 100_000));
       await attempt("3. upload 100,000 CSV rows (PostgreSQL)", "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, 100_000, "PostgreSQL", benchUrl, fixtures));
       if (bigRows !== 100_000) {
@@ -185,7 +186,7 @@ printTable(lines);
 // A partial run (--only) prints its lines but leaves BENCHMARKS.md to full and quick runs.
 const path = only ? "(nothing: --only runs are not written)" : writeReport(lines, machine(), quick ? "quick (`--quick`: 3 s loads, 100,000-row testsets)" : "full (10 s loads, 1,000,000-row testsets)", [
   "Servers are child processes (`node src/main.ts`, LOG_LEVEL=warn) on free ports: one with a fresh TESSERA_DATA_DIR (PGlite), one with DATABASE_URL to a database the bench creates and drops (`tessera_bench`).",
-  "The hot-path baseline is a bare Fastify app (`bench/empty-server.ts`) whose POST route returns `{}`, run as a child process under the same autocannon load and sent the same request as the line it is the baseline of: the same path, JSON body and headers (`Authorization` with a key of the same length, and for line 2 an `If-None-Match` of the same length). Earlier versions of the bench sent the empty route a bare `{}` at `/empty` without those headers: a lighter request, which it answered about 20% faster on this machine than the real one.",
+  "The hot-path baseline is a bare Fastify app (`bench/empty-server.ts`) whose POST route returns `{}`, run as a child process for the whole bench, loaded just before each hot-path line with the same autocannon settings and sent the same request as the line it is the baseline of: the same path, JSON body and headers (`Authorization` with a key of the same length, and for line 2 an `If-None-Match` of the same length). Earlier versions of the bench sent the empty route a bare `{}` at `/empty` without those headers: a lighter request, which it answered about 20% faster on this machine than the real one.",
   "Peak RSS is the server process's VmHWM from /proc, reset (clear_refs 5) before each upload.",
   "Upload and download baselines use `pg-copy-streams` (pure JS, also what the server loads testsets with) for `COPY … FROM STDIN` / `COPY … TO STDOUT` on the local PostgreSQL.",
   "The PGlite lines do not include the 1,000,000-row upload, the download or the delta lines: those run on PostgreSQL, where the bench can read storage sizes directly.",
