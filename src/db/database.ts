@@ -10,6 +10,12 @@ export interface Queryable {
    * faster this way. Both drivers have it; it is optional so a Queryable can be a plain wrapper.
    */
   copyFrom?(sql: string, data: (string | Buffer)[]): Promise<void>;
+  /**
+   * About how many bytes of COPY text one load should carry. A server streams a load, so large loads
+   * cost it nothing; the embedded database copies each into its own memory first, so its loads are
+   * kept small (a 1,000,000-row upload then peaks at ~0.9 GB instead of ~1.15 GB).
+   */
+  readonly copyBytes?: number;
 }
 
 export interface Database extends Queryable {

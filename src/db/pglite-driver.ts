@@ -13,6 +13,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
   });
   // Without parameters the simple protocol runs (it accepts several statements, as migrations need).
   const run = (q: Pick<PGlite, "query" | "exec">): Queryable => ({
+    copyBytes: 2 * 1024 * 1024,
     async query<T>(sql: string, params: unknown[] = []) {
       if (params.length === 0) return ((await q.exec(sql)).at(-1)?.rows ?? []) as T[];
       return (await q.query<T>(sql, params)).rows;

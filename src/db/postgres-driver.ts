@@ -29,6 +29,7 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
   pool.on("error", () => {}); // an idle client's lost connection is replaced on next checkout
   await pool.query("SELECT 1");
   const run = (c: pg.Pool | pg.PoolClient): Queryable => ({
+    copyBytes: 16 * 1024 * 1024,
     async query<T>(sql: string, params: unknown[] = []) {
       return (await c.query(sql, params)).rows as T[];
     },

@@ -27,8 +27,10 @@ export interface TestcaseRow {
 }
 
 const BATCH = 1000;
-/** Rows loaded per COPY (and per deduplicating INSERT): large, yet a few MB of text at most. */
+/** Rows loaded per COPY at most (and per deduplicating INSERT); the database's `copyBytes` caps the text too. */
 const COPY_BATCH = 50_000;
+/** The text cap where the database names none (a plain Queryable). */
+const COPY_BYTES = 4 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function testcaseRecord(row: TestcaseRow) {
@@ -97,6 +99,8 @@ export async function storePackedTestcases(
   const dedup = new DedupIds();
   const ids = new PackedIds();
   let batch: Pending[] = [];
+  let batchBytes = 0;
+  const copyBytes = tx.copyBytes ?? COPY_BYTES;
   // Rows go straight into the table until one is already stored (a re-upload, a repeated row).
   let direct = true;
   let staged = false;
@@ -142,6 +146,7 @@ export async function storePackedTestcases(
   const flush = async () => {
     const full = batch;
     batch = [];
+    batchBytes = 0;
     await writing;
     if (!full.length) return;
     writing = write(full);
@@ -171,9 +176,12 @@ export async function storePackedTestcases(
     columns?.add(data);
     const id = testcaseIdBytes(canonical, testsetId);
     const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
-    batch.push({ at: ids.count, canonical, flags: jsonOrNull(row.flags), tags: jsonOrNull(row.tags), meta: jsonOrNull(row.meta), claimed });
+    const pending: Pending = { at: ids.count, canonical, flags: jsonOrNull(row.flags), tags: jsonOrNull(row.tags), meta: jsonOrNull(row.meta), claimed };
+    batch.push(pending);
     ids.push(id);
-    if (batch.length >= COPY_BATCH) await flush();
+    // The line's text: id, data, flags, tags and meta, and their separators.
+    batchBytes += 40 + canonical.length + (pending.flags?.length ?? 0) + (pending.tags?.length ?? 0) + (pending.meta?.length ?? 0);
+    if (batch.length >= COPY_BATCH || batchBytes >= copyBytes) await flush();
   }
 }
 
