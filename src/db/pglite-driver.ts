@@ -20,7 +20,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     },
     // PGlite reads COPY input from a Blob it exposes as the file /dev/blob.
     async copyFrom(sql: string, data: (string | Buffer)[]) {
-      await q.query(sql.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'"), [], { blob: new Blob(data as BlobPart[]) });
+      // One buffer: a Blob of many parts is encoded and read back part by part, a third of the load's time.
+      const bytes = data.every((d) => typeof d === "string") ? Buffer.from(data.join("")) : Buffer.concat(data.map((d) => (typeof d === "string" ? Buffer.from(d) : d)));
+      await q.query(sql.replace(/\bFROM\s+STDIN\b/i, "FROM '/dev/blob'"), [], { blob: new Blob([bytes]) });
     },
   });
   const self = run(pg);
