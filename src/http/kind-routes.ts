@@ -192,7 +192,6 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       [`${n}_revision`]: await present(r.revision, read(req, options)),
       ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
     });
-    // Configuration answers are a few KB: compressing them costs more than it saves (testsets keep it).
     const answerRetrieve = (req: FastifyRequest, reply: FastifyReply, b: Body, r: Retrieved): FastifyReply | Promise<FastifyReply> => {
       const options = optionsOf(b);
       const tag = retrievedTag(r, options);
