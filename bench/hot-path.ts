@@ -1,6 +1,10 @@
-import autocannon from "autocannon";
+import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { promptConfig, type Api } from "./api.ts";
+
+const run = promisify(execFile);
 
 export interface Load {
   rps: number;
@@ -9,11 +13,11 @@ export interface Load {
   failures: number;
 }
 
-/** 64 connections for `seconds`, the load every hot-path figure and its baseline get. */
+/** 64 connections for `seconds`, the load every hot-path figure and its baseline get, from a fresh client process. */
 export async function load(url: string, seconds: number, body: string, headers: Record<string, string>, expect: "2xx" | "3xx"): Promise<Load> {
-  const r = await autocannon({ url, connections: 64, duration: seconds, method: "POST", headers: { "content-type": "application/json", ...headers }, body });
-  const expected = r[expect];
-  return { rps: r.requests.average, p99: r.latency.p99, failures: r.requests.total - expected + r.errors + r.timeouts };
+  const options = { url, connections: 64, duration: seconds, method: "POST", headers: { "content-type": "application/json", ...headers }, body, expect };
+  const { stdout } = await run(process.execPath, [fileURLToPath(new URL("./load-client.ts", import.meta.url)), JSON.stringify(options)], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout) as Load;
 }
 
 export const RETRIEVE_PATH = "/api/applications/revisions/retrieve";
