@@ -29,6 +29,10 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
+/** COPY input parts as one buffer (strings joined first: one encoding instead of one per part). */
+export const joinCopyData = (parts: (string | Buffer)[]): Buffer<ArrayBuffer> =>
+  parts.every((p) => typeof p === "string") ? Buffer.from(parts.join("")) : Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+
 /** A JSON value as a query parameter for a `jsonb` column (drivers would turn JS arrays into SQL arrays). */
 export const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 

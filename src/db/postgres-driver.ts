@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyStream } from "pg-copy-streams";
-import type { Database, Queryable } from "./database.ts";
+import { joinCopyData, type Database, type Queryable } from "./database.ts";
 
 // bigint (counts, sums) as JS numbers: every bigint we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -11,17 +11,16 @@ pg.types.setTypeParser(20, (v) => Number(v));
 function* coalesce(data: (string | Buffer)[]): Generator<Buffer> {
   let parts: (string | Buffer)[] = [];
   let size = 0;
-  const piece = () => (parts.every((p) => typeof p === "string") ? Buffer.from(parts.join("")) : Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p))));
   for (const part of data) {
     parts.push(part);
     size += part.length;
     if (size >= 256 * 1024) {
-      yield piece();
+      yield joinCopyData(parts);
       parts = [];
       size = 0;
     }
   }
-  if (parts.length) yield piece();
+  if (parts.length) yield joinCopyData(parts);
 }
 
 export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
