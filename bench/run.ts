@@ -26,6 +26,7 @@ const profile = args.includes("--profile");
 const only = args.find((a) => a.startsWith("--only="))?.slice("--only=".length).toLowerCase();
 const seconds = quick ? 3 : 10;
 const warmup = quick ? 1 : 3;
+const hotRounds = quick ? 1 : 3;
 const bigRows = quick ? 100_000 : 1_000_000;
 const adminUrl = process.env.BENCH_POSTGRES_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const benchDb = process.env.BENCH_DATABASE ?? "tessera_bench";
@@ -60,8 +61,7 @@ async function admin(sql: string) {
 
 const fmtLoad = (l: Load) => `${Math.round(l.rps).toLocaleString("en-US")} req/s, p99 ${l.p99} ms`;
 
-function hotLine(name: string, got: Load, base: Load, target: number, what: string): Line {
-  const ratio = got.rps / base.rps;
+function hotLine(name: string, { got, base, ratio, ratios }: Awaited<ReturnType<typeof hotPair>>, target: number, what: string): Line {
   return {
     name,
     figure: fmtLoad(got),
@@ -69,7 +69,7 @@ function hotLine(name: string, got: Load, base: Load, target: number, what: stri
     ratio,
     target: `≥ ${target}`,
     met: ratio >= target && got.failures === 0,
-    note: `${what}; autocannon in a fresh client process per load, 64 connections, ${seconds} s after ${warmup} s of warm-up${got.failures ? `; ${got.failures} unexpected answers` : ""}. The client shares the machine's ${machine().cores} cores with the server, for the baseline too.`,
+    note: `${what}; autocannon in a fresh client process per load, 64 connections, ${seconds} s a load after ${warmup} s of warm-up; ${ratios.length === 1 ? "one round" : `the median of ${ratios.length} rounds (ratios ${ratios.map((r) => r.toFixed(2)).join(", ")}), each a baseline and a Tessera load back to back, in alternating order`}${got.failures ? `; ${got.failures} unexpected answers` : ""}. The client shares the machine's ${machine().cores} cores with the server, for the baseline too.`,
   };
 }
 
@@ -79,26 +79,38 @@ async function tessera(label: string, env: Record<string, string>): Promise<{ se
   return { server, api: await provision(server.url) };
 }
 
-/** The empty Fastify route, up for the whole run: each hot-path line measures it just before Tessera. */
+/** The empty Fastify route, up for the whole run: each hot-path line measures it in rounds with Tessera. */
 let emptyOrigin: string | null = null;
 
-/** Baseline and Tessera under the same request, back to back, so that a drift of the machine's speed hits both. */
-async function hotPair(api: Api, etag?: string): Promise<{ got: Load; base: Load }> {
+/**
+ * Baseline and Tessera under the same request, in rounds of one load each, back to back and in
+ * alternating order (B T, T B, B T): the machine's speed drifts by 10–30% over minutes on a shared VM,
+ * and the ratio of each round's two loads is what is compared. The line's ratio is the median round's.
+ */
+async function hotPair(api: Api, etag?: string): Promise<{ got: Load; base: Load; ratio: number; ratios: number[] }> {
   if (!emptyOrigin) throw new Error("no baseline (the empty Fastify server did not start)");
-  await baselineLoad(emptyOrigin, warmup, etag !== undefined);
-  const base = await baselineLoad(emptyOrigin, seconds, etag !== undefined);
+  const origin = emptyOrigin;
+  await baselineLoad(origin, warmup, etag !== undefined);
   await retrieveLoad(api, warmup, etag);
-  return { got: await retrieveLoad(api, seconds, etag), base };
+  const rounds: { got: Load; base: Load; ratio: number }[] = [];
+  for (let r = 0; r < hotRounds; r++) {
+    const base = () => baselineLoad(origin, seconds, etag !== undefined);
+    const got = () => retrieveLoad(api, seconds, etag);
+    const pair = r % 2 === 0 ? { base: await base(), got: await got() } : { got: await got(), base: await base() };
+    rounds.push({ ...pair, ratio: pair.got.rps / pair.base.rps });
+  }
+  const middle = [...rounds].sort((a, b) => a.ratio - b.ratio)[rounds.length >> 1];
+  const failures = rounds.reduce((n, r) => n + r.got.failures, 0);
+  return { got: { ...middle.got, failures }, base: middle.base, ratio: middle.ratio, ratios: rounds.map((r) => r.ratio) };
 }
 
 async function hotPath(label: string, api: Api) {
   const etag = await deployHotApplication(api);
   const plain = await hotPair(api);
   await attempt(`2. retrieve with If-None-Match → 304 (${label})`, "≥ 0.8", async () => {
-    const { got, base } = await hotPair(api, etag);
-    return hotLine(`2. retrieve with If-None-Match → 304 (${label})`, got, base, 0.8, "the same request with the current ETag: 304 without a body");
+    return hotLine(`2. retrieve with If-None-Match → 304 (${label})`, await hotPair(api, etag), 0.8, "the same request with the current ETag: 304 without a body");
   });
-  return hotLine(`1. retrieve by environment_ref (${label})`, plain.got, plain.base, 0.6, "POST /api/applications/revisions/retrieve {application_ref, environment_ref: production}, a deployed prompt config");
+  return hotLine(`1. retrieve by environment_ref (${label})`, plain, 0.6, "POST /api/applications/revisions/retrieve {application_ref, environment_ref: production}, a deployed prompt config");
 }
 
 async function main() {
@@ -189,7 +201,7 @@ printTable(lines);
 // A partial run (--only) prints its lines but leaves BENCHMARKS.md to full and quick runs.
 const path = only ? "(nothing: --only runs are not written)" : writeReport(lines, machine(), quick ? "quick (`--quick`: 3 s loads, 100,000-row testsets)" : "full (10 s loads, 1,000,000-row testsets)", [
   "Servers are child processes (`node src/main.ts`, LOG_LEVEL=warn) on free ports: one with a fresh TESSERA_DATA_DIR (PGlite), one with DATABASE_URL to a database the bench creates and drops (`tessera_bench`).",
-  "The hot-path baseline is a bare Fastify app (`bench/empty-server.ts`) whose POST route returns `{}`, run as a child process for the whole bench, loaded just before each hot-path line with the same autocannon settings and sent the same request as the line it is the baseline of: the same path, JSON body and headers (`Authorization` with a key of the same length, and for line 2 an `If-None-Match` of the same length). Earlier versions of the bench sent the empty route a bare `{}` at `/empty` without those headers: a lighter request, which it answered about 20% faster on this machine than the real one.",
+  "The hot-path baseline is a bare Fastify app (`bench/empty-server.ts`) whose POST route returns `{}`, run as a child process for the whole bench, loaded in rounds alternating with Tessera's loads (three in a full run, the line's ratio being the median round's) with the same autocannon settings and sent the same request as the line it is the baseline of: the same path, JSON body and headers (`Authorization` with a key of the same length, and for line 2 an `If-None-Match` of the same length). Earlier versions of the bench sent the empty route a bare `{}` at `/empty` without those headers: a lighter request, which it answered about 20% faster on this machine than the real one.",
   "Peak RSS is the server process's VmHWM from /proc, reset (clear_refs 5) before each upload.",
   "Upload and download baselines use `pg-copy-streams` (pure JS, also what the server loads testsets with) for `COPY … FROM STDIN` / `COPY … TO STDOUT` on the local PostgreSQL.",
   "The PGlite lines do not include the download or the delta lines: those run on PostgreSQL, where the bench can read storage sizes directly.",

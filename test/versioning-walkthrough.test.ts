@@ -235,6 +235,24 @@ describe("caching of immutable revisions", () => {
     const notModified = await q.call("GET", `/applications/revisions/${a.revision_id}`, undefined, { "if-none-match": byId.headers.etag as string });
     expect(notModified.statusCode).toBe(304);
   });
+
+  it("resolves the same references written differently alike, before and after a deploy", async () => {
+    const q = await server.project();
+    const a = (await q.ok("POST", "/simple/applications/", { application: { slug: "spelled", data: completion("c") } })).application;
+    await q.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "production" } });
+    const json = { "content-type": "application/json" };
+    const spellings = [
+      '{"application_ref":{"slug":"spelled"},"environment_ref":{"slug":"production"}}',
+      '{ "environment_ref": { "slug": "production" }, "application_ref": { "slug": "spelled" } }',
+      `{"application_ref":{"id":"${a.id}"},"environment_ref":{"slug":"production"}}`,
+    ];
+    const versions = async () => Promise.all(spellings.map(async (text) => (await q.call("POST", "/applications/revisions/retrieve", text, json)).json().application_revision.version));
+    expect(await versions()).toEqual(["1", "1", "1"]);
+    expect(await versions()).toEqual(["1", "1", "1"]);
+    await q.ok("POST", "/applications/revisions/commit", { application_revision_commit: { application_variant_id: a.variant_id, data: completion("d") } });
+    await q.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "production" } });
+    expect(await versions()).toEqual(["2", "2", "2"]);
+  });
 });
 
 describe("diff and revert", () => {

@@ -3,27 +3,36 @@ import type { AppContext } from "../context.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { retrieveRevision, type RetrieveRefs, type Retrieved } from "../versioning/resolve.ts";
 
-const cacheKey = (kind: Kind, refs: RetrieveRefs) => `${kind.plural}\u0000${JSON.stringify(refs)}`;
+// A resolution is cached under the JSON of its references or under the text of the retrieve body that
+// holds them (the hot path looks the body up as it came, building no key), in two namespaces a kind.
+const namespaces = new Map<Kind, { refs: string; body: string }>();
+const namespaceOf = (kind: Kind, byBody: boolean) => {
+  let ns = namespaces.get(kind);
+  if (!ns) namespaces.set(kind, (ns = { refs: `${kind.plural} refs`, body: `${kind.plural} body` }));
+  return byBody ? ns.body : ns.refs;
+};
 
 /**
  * Reference resolution through the project's cache: the hot path of every client runtime that asks
- * "which revision is deployed?" costs no query while nothing in the project changes.
+ * "which revision is deployed?" costs no query while nothing in the project changes. `bodyText`,
+ * when given, is the text of the request whose references `refs` are.
  */
-export async function cachedRetrieve(ctx: AppContext, scope: Scope, kind: Kind, refs: RetrieveRefs): Promise<Retrieved> {
+export async function cachedRetrieve(ctx: AppContext, scope: Scope, kind: Kind, refs: RetrieveRefs, bodyText?: string | null): Promise<Retrieved> {
   const cache = ctx.cache;
   if (!cache) return retrieveRevision(ctx.db, scope, kind, refs);
-  const key = cacheKey(kind, refs);
-  const hit = cache.get<Retrieved>(scope.projectId, key);
+  const namespace = namespaceOf(kind, bodyText != null);
+  const key = bodyText ?? JSON.stringify(refs);
+  const hit = cache.get<Retrieved>(scope.projectId, namespace, key);
   if (hit) return hit;
   const generation = cache.generation(scope.projectId);
   const retrieved = await retrieveRevision(ctx.db, scope, kind, refs);
-  cache.set(scope.projectId, key, retrieved, generation);
+  cache.set(scope.projectId, namespace, key, retrieved, generation);
   return retrieved;
 }
 
-/** The cached resolution of `refs`, without a promise (undefined when it must be read). */
-export function peekRetrieve(ctx: AppContext, scope: Scope, kind: Kind, refs: RetrieveRefs): Retrieved | undefined {
-  return ctx.cache?.get<Retrieved>(scope.projectId, cacheKey(kind, refs));
+/** The cached resolution of a retrieve body's references, without a promise (undefined when it must be read). */
+export function peekRetrieve(ctx: AppContext, scope: Scope, kind: Kind, bodyText: string): Retrieved | undefined {
+  return ctx.cache?.get<Retrieved>(scope.projectId, namespaceOf(kind, true), bodyText);
 }
 
 // A cached resolution is one object for as long as it is valid: its tag is worked out once.
@@ -53,5 +62,6 @@ export function revisionTag(revisionId: string, context: string | undefined, opt
 /** Whether an If-None-Match header names `tag` (a list of tags, or `*`). */
 export function matchesTag(header: string | undefined, tag: string): boolean {
   if (!header) return false;
+  if (header === tag) return true;
   return header.trim() === "*" || header.split(",").some((t) => t.trim().replace(/^W\//, "") === tag);
 }

@@ -7,14 +7,24 @@ import { badRequest, unprocessable } from "./errors.ts";
  */
 export const MAX_JSON_DEPTH = 128;
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The text of a short JSON body as it came (a cache key for reads such as retrieve), else null. */
+    bodyText: string | null;
+  }
+}
+
+const MAX_BODY_TEXT = 4096;
+
 /**
  * The `application/json` body parser. Like Fastify's own it refuses `__proto__` and
  * `constructor.prototype` keys (prototype poisoning of code that merges bodies into objects);
  * unlike it, the 400 says where the JSON is malformed.
  */
 export function registerJsonBody(app: FastifyInstance): void {
+  app.decorateRequest("bodyText", null);
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     if (body === "") return done(badRequest("Body cannot be empty when content-type is application/json"), undefined);
     let value: unknown;
     try {
@@ -23,6 +33,7 @@ export function registerJsonBody(app: FastifyInstance): void {
       return done(badRequest(`Malformed JSON body: ${(error as Error).message}`), undefined);
     }
     const problem = mayHide(body as string) ? inspect(value) : null;
+    if (!problem && (body as string).length <= MAX_BODY_TEXT) request.bodyText = body as string;
     done(problem, problem ? undefined : value);
   });
 }

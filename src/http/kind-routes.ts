@@ -211,9 +211,8 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     // Not async: a cached resolution is answered without a promise (the hot path of every client).
     app.post(`${P}/revisions/retrieve`, { compress: kind.family === "testset" ? undefined : false, schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, (req, reply) => {
       const b = (req.body ?? {}) as Body;
-      const refs = refsOf(b);
-      const hit = peekRetrieve(ctx, req.scope, kind, refs);
-      const sent = hit ? answerRetrieve(req, reply, b, hit) : cachedRetrieve(ctx, req.scope, kind, refs).then((r) => answerRetrieve(req, reply, b, r));
+      const hit = req.bodyText === null ? undefined : peekRetrieve(ctx, req.scope, kind, req.bodyText);
+      const sent = hit ? answerRetrieve(req, reply, b, hit) : cachedRetrieve(ctx, req.scope, kind, refsOf(b), req.bodyText).then((r) => answerRetrieve(req, reply, b, r));
       return sent === reply ? undefined : sent;
     });
     if (opts.deployable) {

@@ -115,11 +115,11 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
 
   /** A project's provider keys, decrypted once and kept until the project next changes. */
   async function secretsOf(scope: Scope) {
-    const cached = ctx.cache?.get<ProviderSecret[]>(scope.projectId, "provider-secrets");
+    const cached = ctx.cache?.get<ProviderSecret[]>(scope.projectId, "provider-secrets", "");
     if (cached) return cached;
     const generation = ctx.cache?.generation(scope.projectId) ?? 0;
     const secrets = await projectSecrets(ctx.db, scope, cipher);
-    ctx.cache?.set(scope.projectId, "provider-secrets", secrets, generation);
+    ctx.cache?.set(scope.projectId, "provider-secrets", "", secrets, generation);
     return secrets;
   }
 

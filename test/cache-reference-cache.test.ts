@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { ReferenceCache } from "../src/cache/reference-cache.ts";
+
+const A = "project-a";
+const B = "project-b";
+
+describe("the reference cache", () => {
+  it("keeps a value read in the current generation, by project, namespace and key", () => {
+    const cache = new ReferenceCache();
+    cache.set(A, "applications body", "{}", "a-value", cache.generation(A));
+    expect(cache.get(A, "applications body", "{}")).toBe("a-value");
+    expect(cache.get(A, "applications refs", "{}")).toBeUndefined();
+    expect(cache.get(B, "applications body", "{}")).toBeUndefined();
+  });
+
+  it("forgets a project's values on a write there, and only there", async () => {
+    const cache = new ReferenceCache();
+    cache.set(A, "n", "k", 1, cache.generation(A));
+    cache.set(B, "n", "k", 2, cache.generation(B));
+    await cache.invalidate(A);
+    expect(cache.get(A, "n", "k")).toBeUndefined();
+    expect(cache.get(B, "n", "k")).toBe(2);
+    expect(cache.size).toBe(1);
+  });
+
+  it("does not store what a read that started before a write brings back after it", async () => {
+    const cache = new ReferenceCache();
+    const before = cache.generation(A);
+    await cache.invalidate(A);
+    cache.set(A, "n", "k", "stale", before);
+    expect(cache.get(A, "n", "k")).toBeUndefined();
+    // Nor once the project has a record again: generations are never reused.
+    const now = cache.generation(A);
+    expect(now).not.toBe(before);
+    cache.set(A, "n", "k", "stale", before);
+    expect(cache.get(A, "n", "k")).toBeUndefined();
+    cache.set(A, "n", "k", "fresh", now);
+    expect(cache.get(A, "n", "k")).toBe("fresh");
+  });
+
+  it("stays within its bound by forgetting the projects cached longest ago", () => {
+    const cache = new ReferenceCache(4);
+    for (const project of ["p1", "p2", "p3"]) {
+      const generation = cache.generation(project);
+      cache.set(project, "n", "x", project, generation);
+      cache.set(project, "n", "y", project, generation);
+    }
+    expect(cache.size).toBeLessThanOrEqual(4);
+    expect(cache.get("p1", "n", "x")).toBeUndefined();
+    expect(cache.get("p3", "n", "y")).toBe("p3");
+    // Replacing a key's value does not count it twice.
+    cache.set("p3", "n", "y", "again", cache.generation("p3"));
+    expect(cache.get("p3", "n", "y")).toBe("again");
+    expect(cache.size).toBeLessThanOrEqual(4);
+  });
+});
