@@ -92,10 +92,10 @@ async function hotPair(api: Api, etag?: string): Promise<{ got: Load; base: Load
   const origin = emptyOrigin;
   await baselineLoad(origin, warmup, etag !== undefined);
   await retrieveLoad(api, warmup, etag);
+  const base = () => baselineLoad(origin, seconds, etag !== undefined);
+  const got = () => retrieveLoad(api, seconds, etag);
   const rounds: { got: Load; base: Load; ratio: number }[] = [];
   for (let r = 0; r < hotRounds; r++) {
-    const base = () => baselineLoad(origin, seconds, etag !== undefined);
-    const got = () => retrieveLoad(api, seconds, etag);
     const pair = r % 2 === 0 ? { base: await base(), got: await got() } : { got: await got(), base: await base() };
     rounds.push({ ...pair, ratio: pair.got.rps / pair.base.rps });
   }

@@ -90,8 +90,7 @@ export async function deltaLines(api: Api, server: Child, sizes: number[], commi
       const before = await storage(databaseUrl, ts.id);
       const times: number[] = [];
       let responseBytes = 0;
-      const count = commits;
-      for (let c = 0; c < count; c++) {
+      for (let c = 0; c < commits; c++) {
         const { ms, bytes } = await commit(c);
         times.push(ms);
         responseBytes = bytes;
@@ -107,7 +106,7 @@ export async function deltaLines(api: Api, server: Child, sizes: number[], commi
       const full = await readBack(true);
       results.push({
         rows, median: median(times), responseBytes, bare, full,
-        chunks: (after.chunks - before.chunks) / count, chunkBytes: (after.chunkBytes - before.chunkBytes) / count, relations: (after.relations - before.relations) / count, commits: count,
+        chunks: (after.chunks - before.chunks) / commits, chunkBytes: (after.chunkBytes - before.chunkBytes) / commits, relations: (after.relations - before.relations) / commits, commits,
       });
     } catch (error) {
       lines.push({ name: `4. delta commit, 10 rows on ${rows.toLocaleString("en-US")}`, figure: "—", baseline: "—", ratio: null, target: "latency ratio ≤ 2", met: false, note: `FAILED: ${(error as Error).message.slice(0, 300)}` });

@@ -3,14 +3,10 @@ import type { AppContext } from "../context.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { retrieveRevision, type RetrieveRefs, type Retrieved } from "../versioning/resolve.ts";
 
-// A resolution is cached under the JSON of its references or under the text of the retrieve body that
-// holds them (the hot path looks the body up as it came, building no key), in two namespaces a kind.
-const namespaces = new Map<Kind, { refs: string; body: string }>();
-const namespaceOf = (kind: Kind, byBody: boolean) => {
-  let ns = namespaces.get(kind);
-  if (!ns) namespaces.set(kind, (ns = { refs: `${kind.plural} refs`, body: `${kind.plural} body` }));
-  return byBody ? ns.body : ns.refs;
-};
+// A resolution is cached under the text of the retrieve body that names its references (the hot path
+// looks the body up as it came, building no key) or, for other callers, under the references' JSON,
+// in a namespace of its own.
+const namespaceOf = (kind: Kind, byBody: boolean) => (byBody ? kind.plural : `${kind.plural} refs`);
 
 /**
  * Reference resolution through the project's cache: the hot path of every client runtime that asks
