@@ -3,21 +3,28 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { promptConfig, type Api } from "./api.ts";
+import { cpuTimeOf } from "./processes.ts";
 
 const run = promisify(execFile);
 
 export interface Load {
   rps: number;
+  requests: number;
   p99: number;
+  /** The server's CPU time (user + system) per answered request, in µs, when its pid was given. */
+  cpu?: number;
   /** Answers other than the expected status, errors and timeouts. */
   failures: number;
 }
 
 /** 64 connections for `seconds`, the load every hot-path figure and its baseline get, from a fresh client process. */
-export async function load(url: string, seconds: number, body: string, headers: Record<string, string>, expect: "2xx" | "3xx"): Promise<Load> {
+export async function load(url: string, seconds: number, body: string, headers: Record<string, string>, expect: "2xx" | "3xx", serverPid?: number): Promise<Load> {
   const options = { url, connections: 64, duration: seconds, method: "POST", headers: { "content-type": "application/json", ...headers }, body, expect };
+  const before = serverPid === undefined ? 0 : cpuTimeOf(serverPid);
   const { stdout } = await run(process.execPath, [fileURLToPath(new URL("./load-client.ts", import.meta.url)), JSON.stringify(options)], { maxBuffer: 1 << 20 });
-  return JSON.parse(stdout) as Load;
+  const result = JSON.parse(stdout) as Load;
+  if (serverPid !== undefined && result.requests > 0) result.cpu = (cpuTimeOf(serverPid) - before) / result.requests;
+  return result;
 }
 
 export const RETRIEVE_PATH = "/api/applications/revisions/retrieve";
@@ -38,16 +45,16 @@ export async function deployHotApplication(api: Api): Promise<string> {
   return etag;
 }
 
-export const retrieveLoad = (api: Api, seconds: number, etag?: string) =>
-  load(`${api.url}${RETRIEVE_PATH}`, seconds, RETRIEVE, { authorization: `ApiKey ${api.key}`, ...(etag ? { "if-none-match": etag } : {}) }, etag ? "3xx" : "2xx");
+export const retrieveLoad = (api: Api, seconds: number, etag?: string, serverPid?: number) =>
+  load(`${api.url}${RETRIEVE_PATH}`, seconds, RETRIEVE, { authorization: `ApiKey ${api.key}`, ...(etag ? { "if-none-match": etag } : {}) }, etag ? "3xx" : "2xx", serverPid);
 
 /**
  * The baseline of a hot-path line: the empty route gets the very request Tessera gets (same path,
  * body and headers, with a key and an ETag of the same shape and length), so the ratio measures what
  * Tessera adds to a request, not the size of the request.
  */
-export const baselineLoad = (origin: string, seconds: number, withTag: boolean) =>
+export const baselineLoad = (origin: string, seconds: number, withTag: boolean, serverPid?: number) =>
   load(`${origin}${RETRIEVE_PATH}`, seconds, RETRIEVE, {
     authorization: `ApiKey tsk_${randomBytes(9).toString("base64url")}.${randomBytes(24).toString("base64url")}`,
     ...(withTag ? { "if-none-match": `"${randomUUID()}@${Date.now()}@${randomUUID()}"` } : {}),
-  }, "2xx");
+  }, "2xx", serverPid);

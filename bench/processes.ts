@@ -51,6 +51,13 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** CPU time (user + system, all threads) a process has used so far, in µs; Linux (/proc, 100 ticks a second). */
+export function cpuTimeOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 /** VmHWM of a process; Linux only (null elsewhere). */
 export function peakRssOf(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));

@@ -164,17 +164,8 @@ export async function storePackedTestcases(
   return ids;
 
   async function add(row: TestcaseInput) {
-    const data = { ...(row.data ?? {}) };
-    let canonical: string;
-    if (data.testcase_dedup_id === undefined || data.testcase_dedup_id === null || data.testcase_dedup_id === "") {
-      const without = canonicalWithout(data, "testcase_dedup_id");
-      const dedupId = dedup.nextFor(without.text);
-      delete data.testcase_dedup_id;
-      data.testcase_dedup_id = dedupId;
-      canonical = without.with(dedupId);
-    } else canonical = canonicalJson(data);
+    const { data, canonical, id } = identifyTestcase(row, testsetId, dedup);
     columns?.add(data);
-    const id = testcaseIdBytes(canonical, testsetId);
     const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
     const pending: Pending = { at: ids.count, canonical, flags: jsonOrNull(row.flags), tags: jsonOrNull(row.tags), meta: jsonOrNull(row.meta), claimed };
     batch.push(pending);
@@ -183,6 +174,23 @@ export async function storePackedTestcases(
     batchBytes += 40 + canonical.length + (pending.flags?.length ?? 0) + (pending.tags?.length ?? 0) + (pending.meta?.length ?? 0);
     if (batch.length >= COPY_BATCH || batchBytes >= copyBytes) await flush();
   }
+}
+
+/**
+ * What every stored row costs before the database: its data with a `testcase_dedup_id` (generated
+ * when the row brings none), that data's canonical JSON, and the content-addressed id from it.
+ */
+export function identifyTestcase(row: TestcaseInput, testsetId: string, dedup: DedupIds): { data: Record<string, unknown>; canonical: string; id: Buffer } {
+  const data = { ...(row.data ?? {}) };
+  let canonical: string;
+  if (data.testcase_dedup_id === undefined || data.testcase_dedup_id === null || data.testcase_dedup_id === "") {
+    const without = canonicalWithout(data, "testcase_dedup_id");
+    const dedupId = dedup.nextFor(without.text);
+    delete data.testcase_dedup_id;
+    data.testcase_dedup_id = dedupId;
+    canonical = without.with(dedupId);
+  } else canonical = canonicalJson(data);
+  return { data, canonical, id: testcaseIdBytes(canonical, testsetId) };
 }
 
 /**
