@@ -48,6 +48,28 @@ describe("testset files", () => {
     expect(again.json().testset.revision_id).not.toBe(ts.revision_id);
   });
 
+  it("names a CSV download's columns alike whether the revision counts its columns or not", async () => {
+    const csv = 'question,answer,category,__meta__\nCapital of France?,Paris,geo,"{""src"":""atlas""}"\nCapital of Peru?,Lima,geo,\n';
+    const created = await upload("/simple/testsets/upload", { file_type: "csv", testset_slug: "cols" }, "cols.csv", csv);
+    expect(created.statusCode, created.body).toBe(200);
+    const ts = created.json().testset;
+    // A revision made of existing testcase ids does not count its columns: its CSV reads them off the rows.
+    const byIds = await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision: { testset_id: ts.id, testset_variant_id: ts.variant_id, data: { testcase_ids: [...ts.data.testcase_ids].reverse() } },
+    });
+    const stored = async (id: string) => (await server.db.query<{ data: { columns?: unknown } }>("SELECT data FROM revisions WHERE id = $1", [id]))[0].data;
+    expect((await stored(ts.revision_id)).columns).toEqual({ answer: 2, category: 2, question: 2 });
+    expect((await stored(byIds.testset_revision.id)).columns).toBeUndefined();
+    const header = async (revisionId: string) => {
+      const down = await p.call("POST", `/testsets/revisions/${revisionId}/download?file_type=csv`);
+      expect(down.statusCode, down.body).toBe(200);
+      return down.body.split("\n")[0];
+    };
+    const expected = "answer,category,question,testcase_dedup_id,__id__,__meta__";
+    expect(await header(ts.revision_id)).toBe(expected);
+    expect(await header(byIds.testset_revision.id)).toBe(expected);
+  });
+
   it("JSON array and JSON Lines round trip through revision upload/download", async () => {
     const json = JSON.stringify([{ q: "a", n: 1, nested: { k: [1, 2] } }, { q: "b", n: 2, __meta__: { src: "x" } }]);
     const created = await upload("/simple/testsets/upload", { file_type: "json", testset_slug: "js" }, "rows.json", json);

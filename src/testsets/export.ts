@@ -9,8 +9,49 @@ const META = ["__flags__", "__tags__", "__meta__"] as const;
 const FIELD = { __flags__: "flags", __tags__: "tags", __meta__: "meta" } as const;
 const filled = (v: Record<string, unknown> | null) => !!v && Object.keys(v).length > 0;
 
+/** The revision's rows a page at a time; the next page is read while the caller writes this one. */
 async function* pages(db: Queryable, projectId: string, stored: StoredIds | null): AsyncGenerator<TestcaseRow[]> {
-  for await (const ids of idPages(db, projectId, stored)) yield loadTestcases(db, projectId, ids);
+  let ahead: Promise<TestcaseRow[]> | null = null;
+  try {
+    for await (const ids of idPages(db, projectId, stored)) {
+      const next = loadTestcases(db, projectId, ids);
+      next.catch(() => {}); // awaited below; a failure must not go unhandled while it waits its turn
+      if (ahead) yield await ahead;
+      ahead = next;
+    }
+    if (ahead) yield await ahead;
+  } finally {
+    await ahead?.catch(() => {});
+  }
+}
+
+// The order jsonb keeps an object's keys in (shorter first, then by bytes): the order a pass over
+// rows that all hold the same columns meets them in.
+const jsonbKeyOrder = (a: string, b: string) => Buffer.byteLength(a) - Buffer.byteLength(b) || Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * The CSV's data columns and the metadata columns any row fills. A revision that counts its columns
+ * names them; whether a row of the testset holds flags, tags or meta is one pass over its rows in the
+ * database. Otherwise the revision's rows are read once for their keys.
+ */
+async function csvColumns(db: Queryable, projectId: string, testsetId: string, stored: StoredIds | null): Promise<{ keys: string[]; meta: string[] }> {
+  if (stored?.columns) {
+    const [found] = await db.query<Record<(typeof META)[number], boolean | null>>(
+      `SELECT bool_or(flags <> '{}') AS __flags__, bool_or(tags <> '{}') AS __tags__, bool_or(meta <> '{}') AS __meta__
+       FROM testcases WHERE project_id = $1 AND testset_id = $2`,
+      [projectId, testsetId],
+    );
+    return { keys: Object.keys(stored.columns).sort(jsonbKeyOrder), meta: META.filter((c) => found?.[c]) };
+  }
+  const keys = new Set<string>();
+  const meta = new Set<string>();
+  for await (const rows of pages(db, projectId, stored)) {
+    for (const row of rows) {
+      for (const k of Object.keys(row.data)) if (k !== "testcase_dedup_id") keys.add(k);
+      for (const column of META) if (filled(row[FIELD[column]])) meta.add(column);
+    }
+  }
+  return { keys: [...keys], meta: META.filter((c) => meta.has(c)) };
 }
 
 /** A row as the import reads it back: data columns, `__id__`, and the metadata columns that hold something. */
@@ -24,10 +65,11 @@ function exportRow(row: TestcaseRow, meta: readonly string[]): Record<string, un
 }
 
 /**
- * The revision's testcases as a file, streamed page by page. CSV needs its columns first, so it reads
- * the rows twice (keys only are kept from the first pass) rather than holding them.
+ * The revision's testcases as a file, streamed page by page. CSV needs its columns first: from the
+ * revision's column counts when it has them, else from a first pass over the rows (keys only are
+ * kept) rather than holding them.
  */
-export async function exportRevision(db: Queryable, projectId: string, data: StoredIds | null, fileType: FileType): Promise<Readable> {
+export async function exportRevision(db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType): Promise<Readable> {
   if (fileType === "json") {
     return Readable.from((async function* () {
       let first = true;
@@ -41,20 +83,13 @@ export async function exportRevision(db: Queryable, projectId: string, data: Sto
       yield "\n]\n";
     })());
   }
-  const keys = new Set<string>();
-  const meta = new Set<string>();
-  for await (const rows of pages(db, projectId, data)) {
-    for (const row of rows) {
-      for (const k of Object.keys(row.data)) if (k !== "testcase_dedup_id") keys.add(k);
-      for (const column of META) if (filled(row[FIELD[column]])) meta.add(column);
-    }
-  }
-  const columns = [...keys, "testcase_dedup_id", "__id__", ...META.filter((c) => meta.has(c))];
+  const { keys, meta } = await csvColumns(db, projectId, testsetId, data);
+  const columns = [...keys, "testcase_dedup_id", "__id__", ...meta];
   const cell = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
   const records = Readable.from((async function* () {
     for await (const rows of pages(db, projectId, data)) {
       for (const row of rows) {
-        const r = exportRow(row, [...meta]);
+        const r = exportRow(row, meta);
         yield columns.map((c) => cell(r[c]));
       }
     }
