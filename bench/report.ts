@@ -3,6 +3,9 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./processes.ts";
 
+/** The middle value (the upper one of an even count). */
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
 /** One line of the table: a figure, what it is compared with, and whether the target holds. */
 export interface Line {
   name: string;

@@ -7,7 +7,7 @@ import { commitLine } from "./commits.ts";
 import { csvPath } from "./csv-files.ts";
 import { baselineLoad, deployHotApplication, retrieveLoad, type Load } from "./hot-path.ts";
 import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
-import { failed, machine, printTable, writeReport, type Line } from "./report.ts";
+import { failed, machine, median, printTable, writeReport, type Line } from "./report.ts";
 import { invokeLine } from "./invoke.ts";
 import { sdkLine } from "./sdk.ts";
 import { startStubLlm } from "../test/runtime/stub-llm.ts";
@@ -104,8 +104,6 @@ async function hotPair(api: Api, server: Child, etag?: string): Promise<{ got: L
   const cpu = { got: median(rounds.map((r) => r.got.cpu ?? NaN)), base: median(rounds.map((r) => r.base.cpu ?? NaN)) };
   return { got: { ...middle.got, failures }, base: middle.base, ratio: middle.ratio, ratios: rounds.map((r) => r.ratio), cpu };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 async function hotPath(label: string, api: Api, server: Child) {
   const etag = await deployHotApplication(api);

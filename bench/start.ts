@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, openSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { cleanEnv, freePort, SERVER_ROOT, waitForOk } from "./processes.ts";
-import type { Line } from "./report.ts";
+import { median, type Line } from "./report.ts";
 
 /** `npm start` in its own process group (npm → sh → node), timed to the first 200 of /api/health. */
 async function timeStart(dataDir: string, logDir: string): Promise<number> {
@@ -41,7 +41,6 @@ async function timeEmptyNode(): Promise<number> {
   return performance.now() - started;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Line 6: cold start (fresh TESSERA_DATA_DIR: PGlite initdb, migrations, first-run key) and warm restart. */
 export async function startLines(logDir: string, repeats: number): Promise<Line[]> {

@@ -6,7 +6,7 @@ import type { Api } from "./api.ts";
 import { copyIn, copyOut, withClient } from "./copy-baseline.ts";
 import { csvFile, postStreamed, uploadFile } from "./csv-files.ts";
 import type { Child } from "./processes.ts";
-import type { Line } from "./report.ts";
+import { median, type Line } from "./report.ts";
 
 export interface Testset {
   rows: number;
@@ -19,7 +19,6 @@ const GB = 1024 ** 3;
 const mb = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MB`;
 const perSecond = (n: number, ms: number) => (n * 1000) / ms;
 const fmtRate = (r: number, unit: string) => `${Math.round(r).toLocaleString("en-US")} ${unit}/s`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Uploads a generated CSV of `rows` rows as a new simple testset, measuring time and the server's peak RSS. */
 export async function uploadTestset(api: Api, server: Child, rows: number, slug: string) {

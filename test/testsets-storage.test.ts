@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../src/accounts/accounts.ts";
@@ -6,6 +7,7 @@ import { loadConfig } from "../src/config.ts";
 import type { Database, Queryable } from "../src/db/database.ts";
 import { buildServer } from "../src/http/server.ts";
 import { uuidv7 } from "../src/ids/uuid-v7.ts";
+import { IdListWriter, loadIds, storePackedIds, unpackIds } from "../src/testsets/chunk-lists.ts";
 import { CHUNK_DIVISOR } from "../src/testsets/chunks.ts";
 import { openTestDatabase } from "./support/server.ts";
 
@@ -174,4 +176,25 @@ describe("testset revision storage", () => {
     const full = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: revisionId } })).testset_revision;
     expect(full.data.testcases.map((t: { id: string }) => t.id)).toEqual(model);
   }, 120_000);
+});
+
+describe("an id list stored as it arrives", () => {
+  it("gives the same chunks and lists as the whole list stored at once, whatever the pieces", async () => {
+    const p = await project();
+    const packed = randomBytes(16 * 20_000);
+    const whole = await db.transaction((tx) => storePackedIds(tx, p.id, packed));
+    for (const pieces of [[20_000], [1, 4_999, 15_000], [333, 333, 333, 19_001]]) {
+      const stored = await db.transaction(async (tx) => {
+        const writer = new IdListWriter(tx, p.id);
+        let at = 0;
+        for (const n of pieces) {
+          await writer.add(packed.subarray(at * 16, (at + n) * 16));
+          at += n;
+        }
+        return writer.finish();
+      });
+      expect(stored).toEqual(whole);
+    }
+    expect(await loadIds(db, p.id, whole)).toEqual(unpackIds(packed));
+  });
 });
