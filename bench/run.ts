@@ -10,7 +10,7 @@ import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
 import { failed, machine, median, printTable, writeReport, type Line } from "./report.ts";
 import { invokeLine } from "./invoke.ts";
 import { sdkLine } from "./sdk.ts";
-import { startStubLlm } from "../test/runtime/stub-llm.ts";
+import { startStubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
 import { deltaLines, downloadLine, uploadLine, type Testset } from "./testsets.ts";
 

@@ -1,7 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStubLlm, type StubLlm } from "./runtime/stub-llm.ts";
+import { startStubLlm, type StubLlm } from "./support/stub-llm.ts";
 import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
 
 let server: TestServer;

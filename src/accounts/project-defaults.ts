@@ -1,11 +1,8 @@
 import type { Queryable } from "../db/database.ts";
+import type { Scope } from "./scope.ts";
 import { DEFAULT_ENVIRONMENTS, environments } from "../kinds/environments.ts";
 import { createSimple } from "../versioning/simple.ts";
 
-export interface Scope {
-  projectId: string;
-  userId: string | null;
-}
 
 /** What every new project starts with: the development, staging and production environments. */
 export async function seedProjectDefaults(tx: Queryable, scope: Scope): Promise<void> {

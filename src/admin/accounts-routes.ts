@@ -4,7 +4,7 @@ import { Type, type Static } from "typebox";
 import { createAccount, type Account } from "../accounts/accounts.ts";
 import { createApiKey } from "../accounts/api-keys.ts";
 import type { Database } from "../db/database.ts";
-import { conflict, unauthorized } from "../http/errors.ts";
+import { conflict, unauthorized } from "../errors.ts";
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
 const FreeObject = Type.Object({}, { additionalProperties: true });

@@ -1,4 +1,4 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { retrieveRevision, type RetrieveRefs, type Retrieved } from "../versioning/resolve.ts";

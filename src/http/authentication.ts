@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { checkApiKey, recentlyAccepted } from "../accounts/api-keys.ts";
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Database } from "../db/database.ts";
-import { unauthorized } from "./errors.ts";
+import { unauthorized } from "../errors.ts";
 
 declare module "fastify" {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { HttpError } from "./errors.ts";
+import { HttpError } from "../errors.ts";
 import { toIssues } from "./validation.ts";
 
 /**

@@ -4,8 +4,8 @@ import type { AppContext } from "../context.ts";
 import { forkVariant } from "../versioning/fork.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { variantRecord } from "../versioning/records.ts";
-import { badRequest, notFound } from "./errors.ts";
-import { FreeObject, Nullable, Reference } from "./kind-schemas.ts";
+import { badRequest, notFound } from "../errors.ts";
+import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
 
 /**
  * The seed's kind-neutral `POST /variants/fork`: the same body as `/{kind}s/variants/fork` with either

@@ -7,8 +7,8 @@ import type { Kind } from "../versioning/kind.ts";
 import { revisionRecord } from "../versioning/records.ts";
 import { retrieveRevision } from "../versioning/resolve.ts";
 import { findVariant } from "../versioning/variants.ts";
-import { badRequest } from "./errors.ts";
-import { Nullable, Reference } from "./kind-schemas.ts";
+import { badRequest } from "../errors.ts";
+import { Nullable, Reference } from "../schema-parts.ts";
 
 /** Revision diff, revert and embed resolution for one kind: `/{kind}s/revisions/diff|revert|resolve`. */
 export function historyRoutes(kind: Kind, all: Kind[]) {

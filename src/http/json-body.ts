@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { badRequest, unprocessable } from "./errors.ts";
+import { badRequest, unprocessable } from "../errors.ts";
 
 /**
  * Deeper bodies are refused: storing or hashing a value walks it recursively (JSON.stringify,

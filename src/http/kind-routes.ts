@@ -15,8 +15,9 @@ import type { Retrieved } from "../versioning/resolve.ts";
 import { findRevision, logRevisions, queryRevisions } from "../versioning/revisions.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { createVariant, defaultVariant, findVariant, queryVariants } from "../versioning/variants.ts";
-import { badRequest } from "./errors.ts";
-import { IdParam, kindSchemas } from "./kind-schemas.ts";
+import { badRequest } from "../errors.ts";
+import { IdParam } from "../schema-parts.ts";
+import { kindSchemas } from "./kind-schemas.ts";
 
 export interface KindRouteOptions {
   /** Schema of revision `data` in commits. */

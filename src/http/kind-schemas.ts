@@ -1,31 +1,13 @@
 import { Type, type TSchema } from "typebox";
 import type { Kind } from "../versioning/kind.ts";
+import { FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
 /*
  * Request and response schemas of every kind, generated from its descriptor. Bodies forbid unknown
  * fields (422) except inside free-form objects (data, meta, tags, flags).
  */
 
-export const Nullable = (t: TSchema) => Type.Optional(Type.Union([t, Type.Null()]));
-export const Uuid = Type.String({ format: "uuid" });
-export const FreeObject = Type.Object({}, { additionalProperties: true });
 const Strict = { additionalProperties: false } as const;
-
-export const Reference = Type.Object({
-  id: Nullable(Uuid),
-  slug: Nullable(Type.String()),
-  version: Nullable(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])),
-}, Strict);
-
-export const WindowingSchema = Type.Object({
-  newest: Nullable(Type.String({ format: "date-time" })),
-  oldest: Nullable(Type.String({ format: "date-time" })),
-  next: Nullable(Uuid),
-  limit: Nullable(Type.Integer({ minimum: 1 })),
-  order: Nullable(Type.Union([Type.Literal("ascending"), Type.Literal("descending")])),
-  interval: Nullable(Type.Integer()),
-  rate: Nullable(Type.Number()),
-}, Strict);
 
 const Flags = Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Null()]));
 const Labels = Type.Record(Type.String(), Type.Unknown());
@@ -117,4 +99,3 @@ export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchem
   };
 }
 
-export const IdParam = (name: string) => Type.Object({ [name]: Uuid });

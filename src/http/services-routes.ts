@@ -1,14 +1,15 @@
 import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import { templateByKey } from "../catalog/lookup.ts";
 import type { AppContext } from "../context.ts";
 import { workflows, type WorkflowData } from "../kinds/workflows.ts";
 import { resolveConfiguration, type InvokeSources } from "../runtime/configuration.ts";
 import { envelopeHeaders, failureEnvelope, successEnvelope } from "../runtime/envelope.ts";
 import { ERROR_TYPES, invalidParameters, toWorkflowError, WorkflowError } from "../runtime/errors.ts";
-import { invokeWorkflow, streamWorkflow, type InvokeRequest, type StreamEvent, type WorkflowResult } from "../runtime/invoke.ts";
+import type { InvokeRequest } from "../runtime/invoke-request.ts";
+import { invokeWorkflow, streamWorkflow, type StreamEvent, type WorkflowResult } from "../runtime/invoke.ts";
 import { encodeSse } from "../runtime/sse.ts";
 import { newSpanId, newTraceId } from "../runtime/trace.ts";
 import { secretCipher } from "../secrets/cipher.ts";
@@ -16,8 +17,8 @@ import { projectSecrets, type ProviderSecret } from "../secrets/provider-secrets
 import { findRevision } from "../versioning/revisions.ts";
 import { formatUri, parseUri } from "../workflows/uri.ts";
 import { authenticate } from "./authentication.ts";
-import { HttpError } from "./errors.ts";
-import { FreeObject, Nullable, Reference } from "./kind-schemas.ts";
+import { HttpError } from "../errors.ts";
+import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
 
 const InvokeBody = Type.Object({
   version: Nullable(Type.String()),

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import { Type, type TSchema } from "typebox";
 import type { AppContext } from "../context.ts";
-import { conflict } from "./errors.ts";
+import { conflict } from "../errors.ts";
 import type { Kind, ReadContext } from "../versioning/kind.ts";
 import { archiveSimple, createSimple, editSimple, getSimple, querySimple } from "../versioning/simple.ts";
 import { findArtifact } from "../versioning/artifacts.ts";
 import { editMetadata } from "../versioning/lifecycle.ts";
-import { FreeObject, IdParam, Nullable, Reference, Uuid, WindowingSchema } from "./kind-schemas.ts";
+import { FreeObject, IdParam, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
 export interface SimpleRouteOptions {
   data: TSchema;

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from "ajv";
 import addFormatsModule from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
-import type { ValidationIssue } from "./errors.ts";
+import type { ValidationIssue } from "../errors.ts";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { FreeObject, Nullable, Reference } from "../http/kind-schemas.ts";
+import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
 
 /** Revision payload of applications, evaluators and workflows (the reference forbids other keys). */
 export const WorkflowDataSchema = Type.Object({

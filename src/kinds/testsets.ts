@@ -1,4 +1,4 @@
-import { unprocessable } from "../http/errors.ts";
+import { unprocessable } from "../errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { idPages, IdListWriter, storeIds, type StoredIds } from "../testsets/chunk-lists.ts";

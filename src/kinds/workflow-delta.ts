@@ -1,4 +1,4 @@
-import { unprocessable } from "../http/errors.ts";
+import { unprocessable } from "../errors.ts";
 import { deepMerge, dotPath, getIn, setIn, type Json } from "../versioning/json-path.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 

@@ -1,5 +1,5 @@
 import { schemasForUri } from "../catalog/lookup.ts";
-import { unprocessable } from "../http/errors.ts";
+import { unprocessable } from "../errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { isHosted, parseUri, serviceUrl } from "../workflows/uri.ts";

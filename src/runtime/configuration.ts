@@ -1,7 +1,7 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import { cachedRetrieve } from "../cache/cached-retrieve.ts";
 import type { AppContext } from "../context.ts";
-import { badRequest } from "../http/errors.ts";
+import { badRequest } from "../errors.ts";
 import { applications, evaluators, workflows, type WorkflowData } from "../kinds/workflows.ts";
 import type { Reference } from "../versioning/filters.ts";
 import type { Kind } from "../versioning/kind.ts";

@@ -1,4 +1,4 @@
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors.ts";
 import type { TraceRecord } from "./trace.ts";
 
 const DOCS = "https://docs.tessera.dev/errors";

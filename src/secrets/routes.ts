@@ -1,8 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../context.ts";
-import { HttpError } from "../http/errors.ts";
-import { IdParam, Nullable } from "../http/kind-schemas.ts";
+import { HttpError } from "../errors.ts";
+import { IdParam, Nullable } from "../schema-parts.ts";
 import { secretCipher } from "./cipher.ts";
 import { createProviderSecret, deleteProviderSecret, listProviderSecrets } from "./provider-secrets.ts";
 

@@ -1,4 +1,4 @@
-import { unprocessable } from "../http/errors.ts";
+import { unprocessable } from "../errors.ts";
 import type { CommitInput } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { editLeaves, locateIds } from "./chunk-edit.ts";

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { parse } from "csv-parse";
-import { unprocessable } from "../http/errors.ts";
+import { unprocessable } from "../errors.ts";
 import type { TestcaseInput } from "./testcases.ts";
 
 export type FileType = "csv" | "json";

@@ -1,8 +1,8 @@
 import multipart, { type MultipartFile } from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
-import { HttpError, notFound, unprocessable } from "../http/errors.ts";
-import { IdParam } from "../http/kind-schemas.ts";
+import { HttpError, notFound, unprocessable } from "../errors.ts";
+import { IdParam } from "../schema-parts.ts";
 import { testsets } from "../kinds/testsets.ts";
 import { findArtifact } from "../versioning/artifacts.ts";
 import { commitRevision } from "../versioning/commit.ts";

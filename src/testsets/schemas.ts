@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../http/kind-schemas.ts";
+import { FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
 const Strict = { additionalProperties: false } as const;
 const Labels = Nullable(Type.Record(Type.String(), Type.Unknown()));

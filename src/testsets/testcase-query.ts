@@ -1,4 +1,4 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
 import { testsets } from "../kinds/testsets.ts";

@@ -1,6 +1,6 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { notFound } from "../http/errors.ts";
+import { notFound } from "../errors.ts";
 
 export interface InvocationRecord {
   traceId: string;

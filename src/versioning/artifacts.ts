@@ -1,7 +1,7 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { notFound } from "../http/errors.ts";
+import { notFound } from "../errors.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
 import { matchMetadata, matchReferences, ofKind, type MetadataFilter, type Reference } from "./filters.ts";
 import type { Kind } from "./kind.ts";

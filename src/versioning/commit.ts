@@ -1,7 +1,7 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { badRequest, conflict, notFound, unprocessable } from "../http/errors.ts";
+import { badRequest, conflict, notFound, unprocessable } from "../errors.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
 import type { Kind } from "./kind.ts";
 import { withKindFlags } from "./lifecycle.ts";

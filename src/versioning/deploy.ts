@@ -1,6 +1,6 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { conflict } from "../http/errors.ts";
+import { conflict } from "../errors.ts";
 import { environments, type EnvironmentData } from "../kinds/environments.ts";
 import { commitRevision } from "./commit.ts";
 import type { Kind } from "./kind.ts";

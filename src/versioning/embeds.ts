@@ -1,6 +1,6 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { badRequest, HttpError } from "../http/errors.ts";
+import { badRequest, HttpError } from "../errors.ts";
 import type { Reference } from "./filters.ts";
 import { dotPath, getIn, type Json } from "./json-path.ts";
 import type { Kind } from "./kind.ts";

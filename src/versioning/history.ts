@@ -1,4 +1,4 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { copyRevision } from "./fork.ts";
 import { diffJson } from "./json-patch.ts";

@@ -1,4 +1,4 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import type { RevisionRow } from "./rows.ts";

@@ -1,7 +1,7 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { badRequest, notFound } from "../http/errors.ts";
+import { badRequest, notFound } from "../errors.ts";
 import type { Kind } from "./kind.ts";
 
 export type Level = "artifact" | "variant" | "revision";

@@ -1,6 +1,6 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { badRequest, notFound, unprocessable } from "../http/errors.ts";
+import { badRequest, notFound, unprocessable } from "../errors.ts";
 import { environments, type EnvironmentData } from "../kinds/environments.ts";
 import { findArtifact } from "./artifacts.ts";
 import type { Reference } from "./filters.ts";

@@ -1,6 +1,6 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { notFound } from "../http/errors.ts";
+import { notFound } from "../errors.ts";
 import { matchMetadata, matchReferences, ofKind, type MetadataFilter, type Reference } from "./filters.ts";
 import type { Kind } from "./kind.ts";
 import { REVISION_COLUMNS, REVISION_FROM, type RevisionRow } from "./rows.ts";

@@ -1,4 +1,4 @@
-import type { Scope } from "../accounts/project-defaults.ts";
+import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { createArtifact, findArtifact, queryArtifacts, type ArtifactCreate, type ArtifactQuery } from "./artifacts.ts";
 import { commitRevision } from "./commit.ts";

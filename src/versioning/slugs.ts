@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { unprocessable } from "../http/errors.ts";
+import { unprocessable } from "../errors.ts";
 
 const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

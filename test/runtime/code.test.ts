@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { WorkflowError } from "../../src/runtime/errors.ts";
-import { type InvokeRequest, invokeWorkflow } from "../../src/runtime/invoke.ts";
+import { invokeWorkflow } from "../../src/runtime/invoke.ts";
+import type { InvokeRequest } from "../../src/runtime/invoke-request.ts";
 
 const code = (script: string, extra: Partial<InvokeRequest> = {}): InvokeRequest => ({
   uri: "svc:custom:code:v0",

@@ -3,8 +3,9 @@ import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVALUATORS } from "../../src/catalog/evaluator-templates.ts";
 import { WorkflowError } from "../../src/runtime/errors.ts";
-import { type InvokeRequest, invokeWorkflow, streamWorkflow, type WorkflowResult } from "../../src/runtime/invoke.ts";
-import { startStubLlm, type StubLlm } from "./stub-llm.ts";
+import { invokeWorkflow, streamWorkflow, type WorkflowResult } from "../../src/runtime/invoke.ts";
+import type { InvokeRequest } from "../../src/runtime/invoke-request.ts";
+import { startStubLlm, type StubLlm } from "../support/stub-llm.ts";
 import { failure } from "./failure.ts";
 
 /**

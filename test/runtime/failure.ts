@@ -1,6 +1,7 @@
 import { expect } from "vitest";
 import { WorkflowError } from "../../src/runtime/errors.ts";
-import { invokeWorkflow, type InvokeRequest } from "../../src/runtime/invoke.ts";
+import { invokeWorkflow } from "../../src/runtime/invoke.ts";
+import type { InvokeRequest } from "../../src/runtime/invoke-request.ts";
 
 /** Runs an invocation that must fail, and returns its WorkflowError for the test to inspect. */
 export async function failure(request: InvokeRequest): Promise<WorkflowError> {

@@ -1,7 +1,8 @@
 import http, { type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type InvokeRequest, invokeWorkflow } from "../../src/runtime/invoke.ts";
+import { invokeWorkflow } from "../../src/runtime/invoke.ts";
+import type { InvokeRequest } from "../../src/runtime/invoke-request.ts";
 import { classifyAddress } from "../../src/runtime/net/address.ts";
 import { failure } from "./failure.ts";
 

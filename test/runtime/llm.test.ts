@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type InvokeRequest, invokeWorkflow, type StreamEvent, streamWorkflow, type WorkflowResult } from "../../src/runtime/invoke.ts";
+import { invokeWorkflow, type StreamEvent, streamWorkflow, type WorkflowResult } from "../../src/runtime/invoke.ts";
+import type { InvokeRequest } from "../../src/runtime/invoke-request.ts";
 import { WorkflowError } from "../../src/runtime/errors.ts";
 import { resolveModelTarget } from "../../src/runtime/providers/resolve.ts";
-import { startStubLlm, type StubLlm } from "./stub-llm.ts";
+import { startStubLlm, type StubLlm } from "../support/stub-llm.ts";
 import { failure } from "./failure.ts";
 
 let stub: StubLlm;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startStubLlm, type StubLlm } from "../../../test/runtime/stub-llm.ts";
+import { startStubLlm, type StubLlm } from "../../../test/support/stub-llm.ts";
 import { TesseraClient, TesseraError } from "../src/index.ts";
 import { completion, startListeningServer } from "./support/listening-server.ts";
 

@@ -1,5 +1,5 @@
 import { invalidInputs } from "../errors.ts";
-import type { InvokeRequest } from "../invoke.ts";
+import type { InvokeRequest } from "../invoke-request.ts";
 import type { Usage } from "../providers/complete.ts";
 import { valueText } from "../templates/value-text.ts";
 import type { OpenSpan, SpanType } from "../trace.ts";

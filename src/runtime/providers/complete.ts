@@ -7,6 +7,9 @@ import { callOptions, isJsonFormat } from "./call-options.ts";
 import { providerFailure } from "./failure.ts";
 import type { ModelTarget } from "./resolve.ts";
 
+/** How long one provider call may take before it is abandoned (504). */
+export const PROVIDER_TIMEOUT_MS = 120_000;
+
 export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;

@@ -1,5 +1,5 @@
 import { invalidInputs, invalidParameters } from "../../errors.ts";
-import { PROVIDER_TIMEOUT_MS } from "../../invoke.ts";
+import { PROVIDER_TIMEOUT_MS } from "../../providers/complete.ts";
 import type { LlmConfig, ResponseFormat } from "../../llm-config.ts";
 import { toModelMessages } from "../../messages.ts";
 import { complete } from "../../providers/complete.ts";

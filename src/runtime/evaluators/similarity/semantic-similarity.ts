@@ -1,6 +1,6 @@
 import { cosineSimilarity, embedMany } from "ai";
 import { upstreamFailed } from "../../errors.ts";
-import { PROVIDER_TIMEOUT_MS } from "../../invoke.ts";
+import { PROVIDER_TIMEOUT_MS } from "../../providers/complete.ts";
 import { providerFailure } from "../../providers/failure.ts";
 import { resolveModelTarget } from "../../providers/resolve.ts";
 import { type Evaluator, outputText } from "../context.ts";

@@ -1,0 +1,28 @@
+import { Type, type TSchema } from "typebox";
+
+/* Schema pieces shared by every route file; this module imports nothing of ours. */
+
+const Strict = { additionalProperties: false } as const;
+
+export const Nullable = (t: TSchema) => Type.Optional(Type.Union([t, Type.Null()]));
+export const Uuid = Type.String({ format: "uuid" });
+export const FreeObject = Type.Object({}, { additionalProperties: true });
+
+export const Reference = Type.Object({
+  id: Nullable(Uuid),
+  slug: Nullable(Type.String()),
+  version: Nullable(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])),
+}, Strict);
+
+export const WindowingSchema = Type.Object({
+  newest: Nullable(Type.String({ format: "date-time" })),
+  oldest: Nullable(Type.String({ format: "date-time" })),
+  next: Nullable(Uuid),
+  limit: Nullable(Type.Integer({ minimum: 1 })),
+  order: Nullable(Type.Union([Type.Literal("ascending"), Type.Literal("descending")])),
+  interval: Nullable(Type.Integer()),
+  rate: Nullable(Type.Number()),
+}, Strict);
+
+/** A path parameter object holding one UUID named `name`. */
+export const IdParam = (name: string) => Type.Object({ [name]: Uuid });
