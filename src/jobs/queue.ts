@@ -1,0 +1,164 @@
+import { json, type Queryable } from "../db/database.ts";
+import { uuidv7 } from "../ids/uuid-v7.ts";
+
+/*
+ * A durable work queue in the `jobs` table, on either database. Any process claims due jobs with
+ * `FOR UPDATE SKIP LOCKED` and holds each under a lease (a token and an expiry); a process that dies
+ * simply stops renewing, and its jobs become claimable again when their leases run out. Every write
+ * after the claim names the lease token, so a process that lost its lease cannot finish a job that
+ * another one now holds. The queue knows no feature: `queue` names the kind of work, `payload` is opaque.
+ */
+
+/** The NOTIFY channel a worker listens on to claim new work without waiting for its next poll. */
+export const JOBS_CHANNEL = "tessera_jobs";
+
+export type JobStatus = "queued" | "running" | "done" | "failed" | "cancelled";
+
+export interface Job<P = unknown> {
+  id: string;
+  queue: string;
+  projectId: string | null;
+  key: string | null;
+  payload: P;
+  /** Claims so far, this one included. */
+  attempts: number;
+  maxAttempts: number;
+  leaseToken: string;
+}
+
+export interface NewJob {
+  queue: string;
+  payload: unknown;
+  projectId?: string | null;
+  /** At most one job per (queue, key): a job whose key is already queued, running or finished is not added again. */
+  key?: string | null;
+  delayMs?: number;
+  maxAttempts?: number;
+}
+
+interface JobRow {
+  id: string;
+  queue: string;
+  project_id: string | null;
+  key: string | null;
+  payload: unknown;
+  attempts: number;
+  max_attempts: number;
+  lease_token: string;
+}
+
+const toJob = <P>(r: JobRow): Job<P> => ({
+  id: r.id, queue: r.queue, projectId: r.project_id, key: r.key, payload: r.payload as P,
+  attempts: r.attempts, maxAttempts: r.max_attempts, leaseToken: r.lease_token,
+});
+
+/** Adds jobs in one statement and wakes the workers (at commit, when `db` is a transaction); returns how many were new. */
+export async function enqueue(db: Queryable, jobs: NewJob[]): Promise<number> {
+  if (jobs.length === 0) return 0;
+  const rows = jobs.map((j) => ({
+    id: uuidv7(), queue: j.queue, project_id: j.projectId ?? null, key: j.key ?? null, payload: j.payload ?? null,
+    max_attempts: j.maxAttempts ?? 5, delay_ms: j.delayMs ?? 0,
+  }));
+  const added = await db.query<{ n: number }>(
+    `WITH added AS (
+       INSERT INTO jobs (id, queue, project_id, key, payload, max_attempts, run_after)
+       SELECT id, queue, project_id, key, coalesce(payload, 'null'::jsonb), max_attempts,
+              now() + make_interval(secs => delay_ms / 1000.0)
+       FROM jsonb_to_recordset($1::jsonb)
+         AS t(id uuid, queue text, project_id uuid, key text, payload jsonb, max_attempts integer, delay_ms double precision)
+       ON CONFLICT (queue, key) WHERE key IS NOT NULL DO NOTHING
+       RETURNING queue)
+     SELECT count(*)::int AS n, pg_notify($2, min(queue)) FROM added`,
+    [json(rows), JOBS_CHANNEL],
+  );
+  return added[0]?.n ?? 0;
+}
+
+/**
+ * Claims up to `limit` due jobs of `queue` for `leaseMs`: queued jobs whose time has come, and running
+ * jobs whose lease ran out (their process is gone). Oldest due first.
+ */
+export async function claim<P = unknown>(db: Queryable, queue: string, limit: number, leaseMs: number): Promise<Job<P>[]> {
+  const rows = await db.query<JobRow>(
+    `WITH due AS (
+       SELECT id FROM jobs
+       WHERE queue = $1 AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND lease_until < now()))
+       ORDER BY run_after, id
+       LIMIT $2
+       FOR UPDATE SKIP LOCKED)
+     UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, lease_token = $3,
+       lease_until = now() + make_interval(secs => $4 / 1000.0), updated_at = now()
+     FROM due WHERE jobs.id = due.id
+     RETURNING jobs.id, jobs.queue, jobs.project_id, jobs.key, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.lease_token`,
+    [queue, limit, uuidv7(), leaseMs],
+  );
+  return rows.map(toJob<P>);
+}
+
+/** Moves a held job's lease `leaseMs` into the future; false when the lease was lost (the job is no longer ours). */
+export async function renew(db: Queryable, job: Job, leaseMs: number): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE jobs SET lease_until = now() + make_interval(secs => $3 / 1000.0), updated_at = now()
+     WHERE id = $1 AND lease_token = $2 AND status = 'running' RETURNING id`,
+    [job.id, job.leaseToken, leaseMs],
+  );
+  return rows.length === 1;
+}
+
+/** Marks a held job done; false when the lease was lost. Call it inside the transaction that stores the job's effects. */
+export async function complete(db: Queryable, job: Job): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE jobs SET status = 'done', lease_token = NULL, lease_until = NULL, last_error = NULL, updated_at = now()
+     WHERE id = $1 AND lease_token = $2 AND status = 'running' RETURNING id`,
+    [job.id, job.leaseToken],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Records a failed attempt of a held job: due again after `retryInMs`, or failed for good when
+ * `retryInMs` is null. False when the lease was lost.
+ */
+export async function fail(db: Queryable, job: Job, error: string, retryInMs: number | null): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE jobs SET status = CASE WHEN $4::double precision IS NULL THEN 'failed' ELSE 'queued' END,
+       run_after = now() + make_interval(secs => coalesce($4, 0) / 1000.0),
+       lease_token = NULL, lease_until = NULL, last_error = $3, updated_at = now()
+     WHERE id = $1 AND lease_token = $2 AND status = 'running' RETURNING id`,
+    [job.id, job.leaseToken, error.slice(0, 4000), retryInMs],
+  );
+  return rows.length === 1;
+}
+
+/** Hands a held job back untried (a process shutting down): due at once, and this claim does not count as an attempt. */
+export async function release(db: Queryable, job: Job): Promise<boolean> {
+  const rows = await db.query(
+    `UPDATE jobs SET status = 'queued', attempts = greatest(attempts - 1, 0), run_after = now(),
+       lease_token = NULL, lease_until = NULL, updated_at = now()
+     WHERE id = $1 AND lease_token = $2 AND status = 'running' RETURNING id`,
+    [job.id, job.leaseToken],
+  );
+  return rows.length === 1;
+}
+
+/** Cancels the queued jobs of `queue` whose payload contains `match` (jsonb `@>`); running ones finish. Returns how many. */
+export async function cancelQueued(db: Queryable, queue: string, match: Record<string, unknown>): Promise<number> {
+  const rows = await db.query(
+    `UPDATE jobs SET status = 'cancelled', updated_at = now()
+     WHERE queue = $1 AND status = 'queued' AND payload @> $2::jsonb RETURNING id`,
+    [queue, json(match)],
+  );
+  return rows.length;
+}
+
+/** How many jobs of `queue` whose payload contains `match` are in each status. */
+export async function countByStatus(db: Queryable, queue: string, match: Record<string, unknown>): Promise<Record<JobStatus, number>> {
+  const rows = await db.query<{ status: JobStatus; n: number }>(
+    `SELECT status, count(*)::int AS n FROM jobs
+     WHERE queue = $1 AND ($2::jsonb = '{}' OR payload @> $2::jsonb) GROUP BY status`,
+    [queue, json(match)],
+  );
+  const counts: Record<JobStatus, number> = { queued: 0, running: 0, done: 0, failed: 0, cancelled: 0 };
+  for (const r of rows) counts[r.status] = r.n;
+  return counts;
+}
