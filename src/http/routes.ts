@@ -13,6 +13,7 @@ import { historyRoutes } from "./history-routes.ts";
 import { simpleRoutes } from "./simple-routes.ts";
 import { secretRoutes } from "../secrets/routes.ts";
 import { traceRoutes } from "../traces/routes.ts";
+import { evaluationRoutes } from "../evaluations/routes.ts";
 
 /** Every route that acts inside the caller's project. */
 export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -30,5 +31,6 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   for (const kind of kinds) await app.register(historyRoutes(kind, kinds), ctx);
   await app.register(secretRoutes, ctx);
   await app.register(traceRoutes, ctx);
+  await app.register(evaluationRoutes, ctx);
   await app.register(forkRoutes([applications, evaluators, workflows, environments, testsets]), ctx);
 }

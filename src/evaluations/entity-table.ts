@@ -1,0 +1,118 @@
+import type { Scope } from "../accounts/scope.ts";
+import { json, type Queryable } from "../db/database.ts";
+import { uuidv7 } from "../ids/uuid-v7.ts";
+import { matchMetadata, type MetadataFilter } from "../versioning/filters.ts";
+import { Conditions } from "../versioning/sql.ts";
+import { applyWindow, page, type Windowing } from "../versioning/windowing.ts";
+
+/*
+ * Runs, scenarios, results and metrics are plain rows of the caller's project with the same life:
+ * created in batches, edited field by field, queried with equality filters and id windowing. One
+ * description per table drives all of it; rows travel through `jsonb_populate_recordset`, so each
+ * value gets its column's type from the table itself.
+ */
+
+export type Row = Record<string, unknown>;
+
+export interface EntityTable {
+  table: string;
+  /** Columns a create or an edit may set, with the value a create gets when it leaves one out. */
+  fields: Record<string, unknown>;
+  /** Fields an edit may not change (the run a scenario belongs to, …). */
+  fixed: string[];
+  /** Query filters: a wire name → its column, matched as one value or any of a list. */
+  filters: Record<string, { column: string; many?: boolean; type: string }>;
+  /** The unique slot a create fills in place of an older row (results, metrics), instead of adding one. */
+  slot?: { columns: string[]; update: string[] };
+  /** Query order when the caller names none: runs newest first, what is inside a run in creation order. */
+  order: "ascending" | "descending";
+}
+
+const quote = (column: string) => `"${column}"`;
+
+/** A row as clients read it: dates in ISO 8601, the project id left out. */
+export function toRecord(row: Row): Row {
+  const out: Row = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (key === "project_id") continue;
+    out[key] = value instanceof Date ? value.toISOString() : value;
+  }
+  return out;
+}
+
+/** Inserts `items` (wire objects) in one statement and returns them as stored, in the order given. */
+export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, items: Row[]): Promise<Row[]> {
+  if (items.length === 0) return [];
+  const columns = ["id", "project_id", "created_by_id", ...Object.keys(t.fields)];
+  const rows = items.map((item) => {
+    const row: Row = { id: uuidv7(), project_id: scope.projectId, created_by_id: scope.userId };
+    for (const [field, fallback] of Object.entries(t.fields)) row[field] = item[field] ?? fallback;
+    return row;
+  });
+  const list = columns.map(quote).join(", ");
+  const upsert = t.slot
+    ? `ON CONFLICT (${t.slot.columns.map(quote).join(", ")}) DO UPDATE SET
+       ${t.slot.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(", ")},
+       updated_at = now(), updated_by_id = excluded.created_by_id`
+    : "";
+  const stored = await db.query<Row>(
+    `INSERT INTO ${t.table} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${t.table}, $1::jsonb)
+     ${upsert} RETURNING *`,
+    [json(rows)],
+  );
+  return stored.map(toRecord);
+}
+
+/** The caller's rows with these ids, in id order (missing ones are left out). */
+export async function fetchRows(db: Queryable, scope: Scope, t: EntityTable, ids: string[]): Promise<Row[]> {
+  const rows = await db.query<Row>(
+    `SELECT * FROM ${t.table} WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id`,
+    [scope.projectId, ids],
+  );
+  return rows.map(toRecord);
+}
+
+/** Sets the fields an edit carries (a field it leaves out keeps its value); null when no such row. */
+export async function editRow(db: Queryable, scope: Scope, t: EntityTable, id: string, edit: Row): Promise<Row | null> {
+  const fields = Object.keys(t.fields).filter((f) => f in edit && !t.fixed.includes(f));
+  const sets = [...fields.map((f) => `${quote(f)} = e.${quote(f)}`), "updated_at = now()", "updated_by_id = $4"];
+  const values: Row = {};
+  for (const f of fields) values[f] = edit[f] ?? t.fields[f] ?? null;
+  const rows = await db.query<Row>(
+    `UPDATE ${t.table} AS t SET ${sets.join(", ")}
+     FROM jsonb_populate_record(NULL::${t.table}, $1::jsonb) AS e
+     WHERE t.id = $2 AND t.project_id = $3 RETURNING t.*`,
+    [json(values), id, scope.projectId, scope.userId],
+  );
+  return rows[0] ? toRecord(rows[0]) : null;
+}
+
+/** Deletes the caller's rows with these ids; returns the ids deleted. */
+export async function deleteRows(db: Queryable, scope: Scope, t: EntityTable, ids: string[]): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `DELETE FROM ${t.table} WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id`,
+    [scope.projectId, ids],
+  );
+  return rows.map((r) => r.id).sort();
+}
+
+/** A page of the caller's rows matching `filter` (its equality filters, flags, tags, meta and name). */
+export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, filter: Row | null | undefined, windowing?: Windowing | null) {
+  const where = new Conditions().add("r.project_id = ?::uuid", scope.projectId);
+  for (const [name, value] of Object.entries(filter ?? {})) {
+    const spec = t.filters[name];
+    if (!spec || value === null || value === undefined) continue;
+    const column = `r.${quote(spec.column)}`;
+    // The reference's metric selectors: `scenario_ids: false` is the run-wide row, `true` the per-scenario rows.
+    if (spec.many && typeof value === "boolean") where.add(`${column} IS ${value ? "NOT " : ""}NULL`);
+    else if (spec.many) where.add(`${column} = ANY(?::${spec.type}[])`, value);
+    else where.add(`${column} = ?::${spec.type}`, value);
+  }
+  const { flags, tags, meta, name } = (filter ?? {}) as MetadataFilter;
+  matchMetadata(where, "r", { flags, tags, meta, name: "name" in t.fields ? name : null });
+  const window = { ...windowing, order: windowing?.order ?? t.order };
+  const { tail, limit } = applyWindow(where, "r.id", window, "r.created_at");
+  const rows = await db.query<Row & { id: string }>(`SELECT * FROM ${t.table} AS r WHERE ${where} ${tail}`, where.params);
+  const { items, windowing: next } = page(rows, limit, window);
+  return { items: items.map(toRecord), windowing: next };
+}

@@ -1,0 +1,95 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
+import { insertRows, type Row } from "./entity-table.ts";
+import { MetricStats, typeOf } from "./metric-stats.ts";
+import { assertOpenRuns } from "./runs.ts";
+import { metrics } from "./tables.ts";
+
+/*
+ * Metrics are aggregates of a run's results, stored under the reference's metric keys so that its
+ * clients read the same shape: per step, `attributes.ag.metrics.duration.cumulative` (ms),
+ * `…errors.cumulative`, `…tokens.cumulative.total`, and for evaluator steps every leaf of the outputs
+ * as `attributes.ag.data.outputs.<path>`. The reference computes them from traces; we read the
+ * results we store, joined to the traces of the runs we execute.
+ */
+
+const PAGE = 2000;
+const FAILED = new Set(["failure", "errors", "error"]);
+const MAX_DEPTH = 3;
+
+interface ResultRow {
+  id: string;
+  step_key: string;
+  status: string;
+  error: unknown;
+  outputs: unknown;
+  latency_ms: number | null;
+  usage: { total_tokens?: number } | null;
+}
+
+/** Stores metrics rows given by a client, one per (run, scenario, timestamp) slot; the runs must be open. */
+export async function setMetrics(db: Queryable, scope: Scope, items: Row[]): Promise<Row[]> {
+  await assertOpenRuns(db, scope, items.map((m) => m.run_id as string));
+  return insertRows(db, scope, metrics, items);
+}
+
+/** Recomputes the metrics of a run (scenario_id null) or of one scenario, stores and returns the row. */
+export async function refreshMetrics(db: Queryable, scope: Scope, runId: string, scenarioId: string | null): Promise<Row | null> {
+  const [run] = await db.query<{ data: { steps?: { key: string; type: string }[] } | null }>(
+    "SELECT data FROM evaluation_runs WHERE project_id = $1 AND id = $2",
+    [scope.projectId, runId],
+  );
+  if (!run) return null;
+  const stepTypes = new Map((run.data?.steps ?? []).map((s) => [s.key, s.type]));
+  const steps = new Map<string, Map<string, MetricStats>>();
+  const stat = (step: string, path: string, value: unknown) => {
+    const type = typeOf(value);
+    if (!type) return;
+    let byPath = steps.get(step);
+    if (!byPath) steps.set(step, (byPath = new Map()));
+    let s = byPath.get(path);
+    if (!s) byPath.set(path, (s = new MetricStats(type)));
+    if (s.type !== type) s.type = "json"; // mixed types: only counted
+    s.add(value);
+  };
+  for await (const r of resultPages(db, scope, runId, scenarioId)) {
+    if (stepTypes.get(r.step_key) === "input") continue;
+    if (r.latency_ms !== null) stat(r.step_key, "attributes.ag.metrics.duration.cumulative", r.latency_ms);
+    stat(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
+    if (typeof r.usage?.total_tokens === "number") stat(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", r.usage.total_tokens);
+    if (stepTypes.get(r.step_key) === "annotation" || !stepTypes.has(r.step_key)) {
+      leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stat(r.step_key, path, value));
+    }
+  }
+  const data: Record<string, Record<string, unknown>> = {};
+  for (const [step, byPath] of steps) {
+    data[step] = Object.fromEntries([...byPath].map(([path, s]) => [path, s.summary()]));
+  }
+  const [row] = await insertRows(db, scope, metrics, [{ run_id: runId, scenario_id: scenarioId, status: "success", data }]);
+  return row;
+}
+
+async function* resultPages(db: Queryable, scope: Scope, runId: string, scenarioId: string | null): AsyncGenerator<ResultRow> {
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    const rows = await db.query<ResultRow>(
+      `SELECT r.id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
+       FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
+       WHERE r.project_id = $1 AND r.run_id = $2 AND ($3::uuid IS NULL OR r.scenario_id = $3) AND r.id > $4
+       ORDER BY r.id LIMIT ${PAGE}`,
+      [scope.projectId, runId, scenarioId, after],
+    );
+    yield* rows;
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1].id;
+  }
+}
+
+/** Calls `visit` with each leaf of an output (objects opened a few levels deep; lists and deeper objects are leaves). */
+function leaves(value: unknown, path: string, depth: number, visit: (path: string, value: unknown) => void): void {
+  if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < MAX_DEPTH) {
+    for (const [key, inner] of Object.entries(value)) leaves(inner, `${path}.${key}`, depth + 1, visit);
+  } else {
+    visit(path, value);
+  }
+}

@@ -1,0 +1,46 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
+import { HttpError, notFound } from "../errors.ts";
+import { editRow, type Row } from "./entity-table.ts";
+import { runs } from "./tables.ts";
+
+/** The reference's answer to a write into a closed run: 409 with the run named. */
+export const closedRun = (runId: string) => new HttpError(409, { message: "Cannot modify a closed evaluation.", run_id: runId });
+
+/** Checks that every run exists in the caller's project (404) and is open (409); locks them against a concurrent close. */
+export async function assertOpenRuns(db: Queryable, scope: Scope, runIds: string[]): Promise<void> {
+  const ids = [...new Set(runIds)];
+  const rows = await db.query<{ id: string; closed: boolean }>(
+    `SELECT id, coalesce((flags->>'is_closed')::boolean, false) AS closed FROM evaluation_runs
+     WHERE project_id = $1 AND id = ANY($2::uuid[]) FOR SHARE`,
+    [scope.projectId, ids],
+  );
+  const found = new Map(rows.map((r) => [r.id, r.closed]));
+  for (const id of ids) {
+    if (!found.has(id)) throw notFound(`Evaluation run ${id} not found`);
+    if (found.get(id)) throw closedRun(id);
+  }
+}
+
+/** Edits an open run; a closed run is refused (409), an unknown one is null. */
+export async function editRun(db: Queryable, scope: Scope, id: string, edit: Row): Promise<Row | null> {
+  const [row] = await db.query<{ closed: boolean }>(
+    `SELECT coalesce((flags->>'is_closed')::boolean, false) AS closed FROM evaluation_runs
+     WHERE project_id = $1 AND id = $2 FOR UPDATE`,
+    [scope.projectId, id],
+  );
+  if (!row) return null;
+  if (row.closed) throw closedRun(id);
+  return editRow(db, scope, runs, id, edit);
+}
+
+/** Closes (or reopens) runs: a closed run refuses new scenarios, results and edits. Closing may set a final status. */
+export async function setRunsClosed(db: Queryable, scope: Scope, ids: string[], closed: boolean, status?: string | null): Promise<Row[]> {
+  const rows = await db.query<Row>(
+    `UPDATE evaluation_runs SET flags = flags || jsonb_build_object('is_closed', $3::boolean),
+       status = coalesce($4, status), updated_at = now(), updated_by_id = $5
+     WHERE project_id = $1 AND id = ANY($2::uuid[]) RETURNING id`,
+    [scope.projectId, ids, closed, status ?? null, scope.userId],
+  );
+  return rows;
+}

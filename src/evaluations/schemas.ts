@@ -1,0 +1,92 @@
+import { Type, type TSchema } from "typebox";
+import { FreeObject, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
+
+/*
+ * Request bodies of the evaluation routes, in the reference's shapes (`api/oss/src/apis/fastapi/evaluations/
+ * models.py`). Envelopes ignore fields they do not know, as the reference's models do.
+ */
+
+const Open = { additionalProperties: true } as const;
+/** Most items one create, edit or delete request may carry. */
+export const MAX_BATCH = 10_000;
+
+export const StatusSchema = Type.Union(
+  ["pending", "queued", "running", "success", "failure", "errors", "cancelled"].map((s) => Type.Literal(s)),
+);
+const Labels = Nullable(Type.Record(Type.String(), Type.Unknown()));
+const metadata = { flags: Labels, tags: Labels, meta: Labels, version: Nullable(Type.String()) };
+const timing = { interval: Nullable(Type.Integer()), timestamp: Nullable(Type.String({ format: "date-time" })) };
+const list = (item: TSchema) => Type.Array(item, { maxItems: MAX_BATCH });
+const ids = (name: string) => Type.Object({ [name]: list(Uuid) }, Open);
+const query = (name: string) => Type.Object({ [name]: Nullable(FreeObject), windowing: Nullable(WindowingSchema) }, Open);
+
+const RunFields = {
+  ...metadata,
+  name: Nullable(Type.String({ maxLength: 1024 })),
+  description: Nullable(Type.String({ maxLength: 65536 })),
+  status: Nullable(StatusSchema),
+  data: Nullable(FreeObject),
+};
+const RunCreate = Type.Object(RunFields, Open);
+const RunEdit = Type.Object({ id: Nullable(Uuid), ...RunFields }, Open);
+
+const ScenarioFields = { ...metadata, ...timing, status: Nullable(StatusSchema) };
+const ScenarioCreate = Type.Object({ ...ScenarioFields, run_id: Uuid }, Open);
+const ScenarioEdit = Type.Object({ id: Nullable(Uuid), ...ScenarioFields }, Open);
+
+const resultFields = {
+  ...metadata, ...timing,
+  hash_id: Nullable(Uuid),
+  trace_id: Nullable(Type.String({ maxLength: 128 })),
+  testcase_id: Nullable(Uuid),
+  error: Nullable(FreeObject),
+  status: Nullable(StatusSchema),
+  repeat_idx: Nullable(Type.Integer({ minimum: 0 })),
+  step_key: Type.String({ minLength: 1, maxLength: 512 }),
+  scenario_id: Uuid,
+};
+const ResultCreate = Type.Object({ ...resultFields, run_id: Uuid }, Open);
+
+const MetricsCreate = Type.Object({
+  ...metadata, ...timing,
+  status: Nullable(StatusSchema),
+  data: Nullable(FreeObject),
+  scenario_id: Nullable(Uuid),
+  run_id: Uuid,
+}, Open);
+
+export const RunsCreateBody = Type.Object({ runs: list(RunCreate) }, Open);
+export const RunsEditBody = Type.Object({ runs: list(RunEdit) }, Open);
+export const RunEditBody = Type.Object({ run: RunEdit }, Open);
+export const RunIdsBody = ids("run_ids");
+export const RunQueryBody = query("run");
+export const CloseQuery = Type.Object({ status: Nullable(StatusSchema) }, Open);
+
+export const ScenariosCreateBody = Type.Object({ scenarios: list(ScenarioCreate) }, Open);
+export const ScenariosEditBody = Type.Object({ scenarios: list(ScenarioEdit) }, Open);
+export const ScenarioEditBody = Type.Object({ scenario: ScenarioEdit }, Open);
+export const ScenarioIdsBody = ids("scenario_ids");
+export const ScenarioQueryBody = query("scenario");
+
+export const ResultsSetBody = Type.Object({ results: list(ResultCreate) }, Open);
+/** `/simple/evaluations/{id}/populate`: the run is the path's, so each result may leave `run_id` out. */
+export const PopulateBody = Type.Object({ results: list(Type.Object({ ...resultFields, run_id: Nullable(Uuid) }, Open)) }, Open);
+export const ResultIdsBody = ids("result_ids");
+export const ResultQueryBody = query("result");
+
+export const MetricsSetBody = Type.Object({ metrics: list(MetricsCreate) }, Open);
+export const MetricsIdsBody = ids("metrics_ids");
+export const MetricsQueryBody = query("metrics");
+export const MetricsRefreshBody = Type.Object({
+  metrics: Type.Object({
+    run_id: Nullable(Uuid),
+    run_ids: Nullable(list(Uuid)),
+    scenario_id: Nullable(Uuid),
+    scenario_ids: Nullable(list(Uuid)),
+  }, Open),
+}, Open);
+
+export const AddScenariosBody = Type.Object({
+  count: Type.Integer({ minimum: 0, maximum: MAX_BATCH }),
+  timestamp: Nullable(Type.String({ format: "date-time" })),
+}, Open);
