@@ -13,6 +13,14 @@ export interface Config {
   secretKey: string | null;
   allowPrivateHooks: boolean;
   workers: number;
+  evaluations: {
+    /** Batches of scenarios this process runs at once (each a job claimed from the database); 0 runs none. */
+    batches: number;
+    /** Scenarios per batch job. */
+    batchSize: number;
+    /** Invocations running at once within one batch, unless a run sets `data.concurrency.batch_size`. */
+    concurrency: number;
+  };
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -36,5 +44,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",
     workers: env.TESSERA_WORKERS === "auto" ? 0 : integer("TESSERA_WORKERS", env.TESSERA_WORKERS, 1),
+    evaluations: {
+      batches: integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2),
+      batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 50)),
+      concurrency: Math.max(1, integer("TESSERA_EVALUATION_CONCURRENCY", env.TESSERA_EVALUATION_CONCURRENCY, 8)),
+    },
   };
 }

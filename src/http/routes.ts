@@ -14,6 +14,7 @@ import { simpleRoutes } from "./simple-routes.ts";
 import { secretRoutes } from "../secrets/routes.ts";
 import { traceRoutes } from "../traces/routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
+import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
 
 /** Every route that acts inside the caller's project. */
 export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -32,5 +33,6 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(secretRoutes, ctx);
   await app.register(traceRoutes, ctx);
   await app.register(evaluationRoutes, ctx);
+  await app.register(simpleEvaluationRoutes, ctx);
   await app.register(forkRoutes([applications, evaluators, workflows, environments, testsets]), ctx);
 }

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
+import { evaluationWorker } from "../evaluations/worker.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
@@ -21,7 +22,7 @@ export interface ServerOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // POST routes that only read: everything else that is not a GET may change what a reference resolves to.
-const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect)\/?$/;
+const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect|compare)\/?$/;
 // Evaluations write runs and results, never what a reference resolves to.
 const KEEPS_REFERENCES = /^(\/api)?\/(simple\/)?evaluations\//;
 const writes = (method: string, url: string) =>
@@ -59,8 +60,14 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   const stopListening = await cache.connect(ctx.db);
   app.addHook("onClose", stopListening);
   const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
-  app.addHook("onClose", () => traces.flush());
   const routeContext: AppContext = { ...ctx, cache, traces };
+  const jobs = evaluationWorker(routeContext, (error) => app.log.error({ err: error }, "evaluation job failed"));
+  if (jobs) app.addHook("onReady", () => jobs.start());
+  // Running jobs are handed back first: their last traces are then flushed with everyone else's.
+  app.addHook("onClose", async () => {
+    await jobs?.stop();
+    await traces.flush();
+  });
 
   await app.register(async (api) => {
     api.get("/health", { schema: { tags: ["Health"], summary: "Liveness", security: [] } }, async () => ({ status: "ok" }));

@@ -3296,6 +3296,1439 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/metrics/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set metrics (one per run, scenario and time bucket) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        metrics: ({
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            scenario_id?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            timestamp?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Set metrics (one per run, scenario and time bucket) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        metrics: ({
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            scenario_id?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            timestamp?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Delete metrics */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        metrics_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Set metrics (one per run, scenario and time bucket) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        metrics: ({
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            scenario_id?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            timestamp?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/metrics/{metrics_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch metrics */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    metrics_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete metrics */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    metrics_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/metrics/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query metrics */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        metrics?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/metrics/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Recompute metrics from results */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        metrics: {
+                            run_id?: string | null;
+                            run_ids?: string[] | null;
+                            scenario_id?: string | null;
+                            scenario_ids?: string[] | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/results/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set results (one per scenario, step and repeat) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        results: ({
+                            error?: {
+                                [key: string]: unknown;
+                            } | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            hash_id?: string | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            repeat_idx?: number | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            /** Format: uuid */
+                            scenario_id: string;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            step_key: string;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase_id?: string | null;
+                            timestamp?: string | null;
+                            trace_id?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Set results (one per scenario, step and repeat) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        results: ({
+                            error?: {
+                                [key: string]: unknown;
+                            } | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            hash_id?: string | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            repeat_idx?: number | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            /** Format: uuid */
+                            scenario_id: string;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            step_key: string;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase_id?: string | null;
+                            timestamp?: string | null;
+                            trace_id?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Delete results */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        result_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Set results (one per scenario, step and repeat) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        results: ({
+                            error?: {
+                                [key: string]: unknown;
+                            } | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            hash_id?: string | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            repeat_idx?: number | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            /** Format: uuid */
+                            scenario_id: string;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            step_key: string;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase_id?: string | null;
+                            timestamp?: string | null;
+                            trace_id?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/results/{result_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a result */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    result_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a result */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    result_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/results/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query results */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        result?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create runs */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        runs: ({
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Delete runs */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        run_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit runs */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        runs: ({
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a run */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a run */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit a run */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        run: {
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/runs/{run_id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close a run */
+        post: {
+            parameters: {
+                query?: {
+                    status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                };
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/runs/{run_id}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen a run */
+        post: {
+            parameters: {
+                query?: {
+                    status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                };
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/runs/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close runs */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        run_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/runs/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Compare runs: metric deltas and the testcases whose results changed (Tessera) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        limit?: number | null;
+                        run_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/runs/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reopen runs */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        run_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/runs/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query runs */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        run?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/scenarios/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create scenarios */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        scenarios: ({
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            timestamp?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Delete scenarios */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        scenario_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit scenarios */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        scenarios: ({
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            id?: string | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            timestamp?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/scenarios/{scenario_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a scenario */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenario_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a scenario */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenario_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit a scenario */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    scenario_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        scenario: {
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            id?: string | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            timestamp?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/scenarios/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query scenarios */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        scenario?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluators/": {
         parameters: {
             query?: never;
@@ -5996,6 +7429,549 @@ export interface paths {
                             [key: string]: unknown;
                         };
                     };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create and start an evaluation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        evaluation: {
+                            data?: ({
+                                application_steps?: (string[] | {
+                                    [key: string]: "custom" | "human" | "auto";
+                                }) | null;
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                evaluator_steps?: (string[] | {
+                                    [key: string]: "custom" | "human" | "auto";
+                                }) | null;
+                                repeats?: number | null;
+                                status?: string | null;
+                                testset_steps?: (string[] | {
+                                    [key: string]: "custom" | "human" | "auto";
+                                }) | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch an evaluation */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an evaluation */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Rename or relabel an evaluation */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        evaluation: {
+                            data?: ({
+                                application_steps?: (string[] | {
+                                    [key: string]: "custom" | "human" | "auto";
+                                }) | null;
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                evaluator_steps?: (string[] | {
+                                    [key: string]: "custom" | "human" | "auto";
+                                }) | null;
+                                repeats?: number | null;
+                                status?: string | null;
+                                testset_steps?: (string[] | {
+                                    [key: string]: "custom" | "human" | "auto";
+                                }) | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** close an evaluation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/open": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** open an evaluation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/populate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Store results of a run */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        results: ({
+                            error?: {
+                                [key: string]: unknown;
+                            } | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            hash_id?: string | null;
+                            interval?: number | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            repeat_idx?: number | null;
+                            run_id?: string | null;
+                            /** Format: uuid */
+                            scenario_id: string;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            step_key: string;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            testcase_id?: string | null;
+                            timestamp?: string | null;
+                            trace_id?: string | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How far an evaluation has come (Tessera) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/scenarios/add": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Append empty scenarios to a run */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        count: number;
+                        timestamp?: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a stopped evaluation again */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop an evaluation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query evaluations */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        evaluation?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
             };
         };

@@ -1,0 +1,139 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
+import { badRequest, notFound } from "../errors.ts";
+import { canonicalJson } from "../testsets/canonical-json.ts";
+import type { RunStep } from "./run-steps.ts";
+
+/*
+ * Runs compared side by side. Steps are matched by what they run (the application or evaluator
+ * artifact), not by step key, since a new revision gets a new key; scenarios are matched by testcase
+ * id, which is content-addressed, so "the same row" means the same data in both runs.
+ */
+
+/** Most changed scenarios listed in one answer. */
+export const COMPARE_LIMIT = 1000;
+
+interface RunInfo {
+  id: string;
+  name: string | null;
+  status: string;
+  data: { steps?: RunStep[] } | null;
+}
+
+interface Metric {
+  mean?: number;
+  count?: number;
+  freq?: { value: unknown; count: number; density: number }[];
+}
+
+/** The artifact a step runs, as a match key across runs (`application:<id>`, `evaluator:<id>`). */
+function artifactOf(step: RunStep): string | null {
+  for (const family of ["application", "evaluator"]) {
+    const ref = step.references[family];
+    if (ref) return `${family}:${ref.id}`;
+  }
+  return null;
+}
+
+export async function compareRuns(db: Queryable, scope: Scope, runIds: string[], limit = COMPARE_LIMIT) {
+  if (runIds.length < 2) throw badRequest("Compare needs two or more run_ids");
+  const runs = await db.query<RunInfo>(
+    "SELECT id, name, status, data FROM evaluation_runs WHERE project_id = $1 AND id = ANY($2::uuid[])",
+    [scope.projectId, runIds],
+  );
+  const byId = new Map(runs.map((r) => [r.id, r]));
+  for (const id of runIds) if (!byId.has(id)) throw notFound(`Evaluation run ${id} not found`);
+  const ordered = runIds.map((id) => byId.get(id)!);
+
+  // step key of each run → artifact key, for the steps that produce something.
+  const stepArtifact = new Map<string, Map<string, string>>();
+  const labels = new Map<string, { type: string; slug: string }>();
+  for (const run of ordered) {
+    const keys = new Map<string, string>();
+    for (const step of run.data?.steps ?? []) {
+      const artifact = artifactOf(step);
+      if (!artifact) continue;
+      keys.set(step.key, artifact);
+      const family = artifact.split(":")[0];
+      labels.set(artifact, { type: step.type, slug: step.references[family].slug });
+    }
+    stepArtifact.set(run.id, keys);
+  }
+
+  const metricRows = await db.query<{ run_id: string; data: Record<string, Record<string, Metric>> | null }>(
+    "SELECT run_id, data FROM evaluation_metrics WHERE project_id = $1 AND run_id = ANY($2::uuid[]) AND scenario_id IS NULL AND \"timestamp\" IS NULL",
+    [scope.projectId, runIds],
+  );
+  const values = new Map<string, (number | null)[]>(); // `${artifact} ${path}` → value per run
+  for (const row of metricRows) {
+    const index = runIds.indexOf(row.run_id);
+    for (const [stepKey, paths] of Object.entries(row.data ?? {})) {
+      const artifact = stepArtifact.get(row.run_id)?.get(stepKey);
+      if (!artifact) continue;
+      for (const [path, metric] of Object.entries(paths)) {
+        const value = headline(metric);
+        if (value === null) continue;
+        const key = `${artifact} ${path}`;
+        if (!values.has(key)) values.set(key, runIds.map(() => null));
+        values.get(key)![index] = value;
+      }
+    }
+  }
+  const metrics = [...values].map(([key, perRun]) => {
+    const [artifact, path] = key.split(" ");
+    const base = perRun[0];
+    return {
+      step: { ...labels.get(artifact), artifact }, path, values: perRun,
+      deltas: perRun.map((v) => (v === null || base === null ? null : v - base)),
+    };
+  });
+
+  const scenarios = await changedScenarios(db, scope, runIds, stepArtifact, limit);
+  return { runs: ordered.map((r) => ({ id: r.id, name: r.name, status: r.status })), metrics, scenarios };
+}
+
+/** A metric's headline number: the mean of a number, the share of `true` of a boolean. */
+function headline(m: Metric): number | null {
+  if (typeof m.mean === "number") return m.mean;
+  const truthy = m.freq?.find((f) => f.value === true);
+  return truthy ? truthy.density : null;
+}
+
+/** Testcases present in every run whose step outputs differ between runs, and how many matched or did not. */
+async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], stepArtifact: Map<string, Map<string, string>>, limit: number) {
+  const rows = await db.query<{ run_id: string; testcase_id: string; step_key: string; status: string; outputs: unknown }>(
+    `SELECT r.run_id, r.testcase_id, r.step_key, r.status, t.outputs
+     FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
+     WHERE r.project_id = $1 AND r.run_id = ANY($2::uuid[]) AND r.testcase_id IS NOT NULL AND r.hash_id IS NOT NULL
+       AND r.repeat_idx = 0
+     ORDER BY r.testcase_id, r.run_id`,
+    [scope.projectId, runIds],
+  );
+  // testcase → artifact → run index → outcome
+  const table = new Map<string, Map<string, ({ status: string; outputs: unknown } | undefined)[]>>();
+  for (const r of rows) {
+    const artifact = stepArtifact.get(r.run_id)?.get(r.step_key);
+    if (!artifact) continue;
+    let steps = table.get(r.testcase_id);
+    if (!steps) table.set(r.testcase_id, (steps = new Map()));
+    let perRun = steps.get(artifact);
+    if (!perRun) steps.set(artifact, (perRun = runIds.map(() => undefined)));
+    perRun[runIds.indexOf(r.run_id)] = { status: r.status, outputs: r.outputs };
+  }
+  let matched = 0;
+  let unmatched = 0;
+  const changed = [];
+  for (const [testcaseId, steps] of table) {
+    const everywhere = [...steps.values()].some((perRun) => perRun.every((o) => o !== undefined));
+    if (!everywhere) {
+      unmatched++;
+      continue;
+    }
+    matched++;
+    const differing = [...steps].filter(([, perRun]) => new Set(perRun.map((o) => (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-"))).size > 1);
+    if (differing.length && changed.length < limit) {
+      changed.push({ testcase_id: testcaseId, steps: differing.map(([artifact, perRun]) => ({ artifact, results: perRun })) });
+    }
+  }
+  return { matched, unmatched, changed_count: changed.length, changed };
+}

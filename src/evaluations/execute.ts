@@ -1,0 +1,217 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { AppContext } from "../context.ts";
+import type { Queryable } from "../db/database.ts";
+import { complete, countByStatus, type Job } from "../jobs/queue.ts";
+import type { JobHandler } from "../jobs/worker.ts";
+import { workflows, type WorkflowData } from "../kinds/workflows.ts";
+import { ERROR_TYPES } from "../runtime/errors.ts";
+import { runRevision, type RevisionOutcome } from "../runtime/run-revision.ts";
+import { secretCipher } from "../secrets/cipher.ts";
+import { projectSecrets } from "../secrets/provider-secrets.ts";
+import { loadTestcases } from "../testsets/testcases.ts";
+import { findRevision } from "../versioning/revisions.ts";
+import { insertRows, type Row } from "./entity-table.ts";
+import { refreshMetrics } from "./metrics.ts";
+import { resultHash } from "./result-hash.ts";
+import type { RunStep } from "./run-steps.ts";
+import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
+import { results } from "./tables.ts";
+
+export interface BatchPayload {
+  run_id: string;
+  scenario_ids: string[];
+}
+
+interface RunRow {
+  data: { steps: RunStep[]; repeats?: number; concurrency?: { batch_size?: number | null; max_retries?: number | null } | null };
+  flags: { is_active?: boolean; is_closed?: boolean; is_cached?: boolean };
+  created_by_id: string | null;
+}
+
+/** A cell of the run: one step of one scenario at one repeat, and what it produced. */
+interface Cell {
+  scenario_id: string;
+  step_key: string;
+  repeat_idx: number;
+  hash_id: string;
+  testcase_id: string;
+  status: "success" | "failure";
+  trace_id: string | null;
+  error: { message: string; type?: string; code?: number } | null;
+  flags: { is_reused?: boolean };
+  outputs: unknown;
+}
+
+export interface ExecuteOptions {
+  /** Invocations running at once within one batch, unless the run sets `data.concurrency.batch_size`. */
+  concurrency: number;
+  /** Tries of an invocation a provider rate-limits, with backoff, before the cell is recorded as failed. */
+  rateLimitRetries: number;
+  retryBaseMs: number;
+}
+
+/**
+ * Runs one batch of a server-run evaluation: for each scenario its testcase goes through the
+ * application (when there is one), then each automatic evaluator grades the output. A cell whose
+ * result hash already has a successful result is reused instead of invoked when the run asks for it
+ * (`flags.is_cached`). The batch's results are stored with the job's completion in one transaction, so a
+ * batch cut short by a crash is run again whole and stored once; the last batch closes the run with its
+ * metrics and final status.
+ */
+export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandler<BatchPayload> {
+  const cipher = secretCipher(ctx.config);
+  const { db } = ctx;
+  return {
+    queue: BATCH_QUEUE,
+    async run(job: Job<BatchPayload>, signal: AbortSignal) {
+      const { run_id: runId, scenario_ids: scenarioIds } = job.payload;
+      const [run] = await db.query<RunRow>(
+        "SELECT data, flags, created_by_id FROM evaluation_runs WHERE id = $1 AND project_id = $2",
+        [runId, job.projectId],
+      );
+      const scope: Scope = { projectId: job.projectId!, userId: run?.created_by_id ?? null };
+      if (!run || !run.flags.is_active || run.flags.is_closed) {
+        await complete(db, job);
+        return;
+      }
+      const steps = run.data.steps;
+      const input = steps.find((s) => s.type === "input")!;
+      const app = steps.find((s) => s.type === "invocation") ?? null;
+      const graders = steps.filter((s) => s.type === "annotation" && s.origin !== "human");
+      const revisions = new Map<string, { data: WorkflowData; step: RunStep; revisionId: string; refs: Record<string, unknown> }>();
+      for (const step of [app, ...graders].filter((s): s is RunStep => s !== null)) {
+        const family = step.type === "invocation" ? "application" : "evaluator";
+        const ref = step.references[`${family}_revision`];
+        const revision = await findRevision(db, scope, workflows, { id: ref.id });
+        revisions.set(step.key, { data: (revision.data ?? {}) as WorkflowData, step, revisionId: revision.id, refs: step.references });
+      }
+      const testcaseOf = new Map(
+        (await db.query<{ scenario_id: string; testcase_id: string }>(
+          "SELECT scenario_id, testcase_id FROM evaluation_results WHERE run_id = $1 AND step_key = $2 AND scenario_id = ANY($3::uuid[])",
+          [runId, input.key, scenarioIds],
+        )).map((r) => [r.scenario_id, r.testcase_id]),
+      );
+      const testcases = new Map((await loadTestcases(db, scope.projectId, [...new Set(testcaseOf.values())])).map((t) => [t.id, t]));
+      const repeats = Math.max(1, run.data.repeats ?? 1);
+      const revisionOf = (step: RunStep) => revisions.get(step.key)!.revisionId;
+      const work = scenarioIds.flatMap((scenarioId) => Array.from({ length: repeats }, (_, repeat) => {
+        const testcaseId = testcaseOf.get(scenarioId) ?? null;
+        const appHash = app && testcaseId ? resultHash(revisionOf(app), testcaseId, repeat, null) : null;
+        const graderHashes = new Map(graders.map((g) => [g.key, testcaseId ? resultHash(revisionOf(g), testcaseId, repeat, appHash) : ""]));
+        return { scenarioId, repeat, testcaseId, appHash, graderHashes };
+      }));
+      await ctx.traces?.flush(); // earlier results' traces must be readable to reuse them
+      const reusable = run.flags.is_cached === true
+        ? await reusableCells(db, scope, work.flatMap((w) => [w.appHash, ...w.graderHashes.values()]).filter((h): h is string => !!h))
+        : new Map<string, Cell>();
+      const secrets = await projectSecrets(db, scope, cipher);
+      const invoke = (step: RunStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
+        const r = revisions.get(step.key)!;
+        return withRateLimitRetries(options, signal, () => runRevision(ctx.traces, {
+          scope, data: r.data, references: r.refs, inputs, outputs, testcase,
+          options: { secrets, allowPrivateHooks: ctx.config.allowPrivateHooks },
+        }));
+      };
+
+      const cells: Cell[] = [];
+      const scenarioStatus = new Map<string, string>();
+      const limit = Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency);
+      await eachLimited(work, limit, async ({ scenarioId, repeat, testcaseId, appHash, graderHashes }) => {
+        if (signal.aborted) throw signal.reason;
+        const testcase = testcaseId ? testcases.get(testcaseId) : undefined;
+        if (!testcaseId || !testcase) return;
+        const inputs = (testcase.data ?? {}) as Record<string, unknown>;
+        const testcaseRecord = { id: testcase.id, data: testcase.data };
+        const compute = async (step: RunStep, hashId: string, outputs: unknown) => {
+          const earlier = reusable.get(hashId);
+          if (earlier) return { ...earlier, scenario_id: scenarioId, step_key: step.key, repeat_idx: repeat, flags: { is_reused: true } };
+          return cell(scenarioId, step.key, repeat, hashId, testcaseId, await invoke(step, inputs, outputs, testcaseRecord));
+        };
+        let upstream: Cell | null = null;
+        if (app) cells.push((upstream = await compute(app, appHash!, undefined)));
+        let ok = !upstream || upstream.status === "success";
+        // Without an application, evaluators grade what the testcase holds as the output.
+        const outputs = upstream ? upstream.outputs : (inputs.outputs ?? inputs.output ?? null);
+        for (const grader of ok ? graders : []) {
+          const graded = await compute(grader, graderHashes.get(grader.key)!, outputs);
+          cells.push(graded);
+          ok &&= graded.status === "success";
+        }
+        if (!ok || !scenarioStatus.has(scenarioId)) scenarioStatus.set(scenarioId, ok ? "success" : "failure");
+      });
+
+      await db.transaction(async (tx) => {
+        const [still] = await tx.query<{ open: boolean }>(
+          `SELECT coalesce((flags->>'is_active')::boolean, false) AND NOT coalesce((flags->>'is_closed')::boolean, false) AS open
+           FROM evaluation_runs WHERE id = $1 FOR SHARE`,
+          [runId],
+        );
+        if (still?.open) {
+          await insertRows(tx, scope, results, cells.map(({ outputs: _, ...c }) => ({ ...c, run_id: runId })));
+          await tx.query(
+            `UPDATE evaluation_scenarios s SET status = x.status, updated_at = now()
+             FROM jsonb_each_text($1::jsonb) AS x(id, status) WHERE s.id = x.id::uuid`,
+            [JSON.stringify(Object.fromEntries(scenarioStatus))],
+          );
+        }
+        await complete(tx, job);
+      });
+      await ctx.traces?.flush(); // the run's metrics read its traces
+      await finishIfDone(db, scope, runId);
+    },
+  };
+}
+
+const cell = (scenarioId: string, stepKey: string, repeat: number, hashId: string, testcaseId: string, o: RevisionOutcome): Cell => ({
+  scenario_id: scenarioId, step_key: stepKey, repeat_idx: repeat, hash_id: hashId, testcase_id: testcaseId,
+  status: o.ok ? "success" : "failure", trace_id: o.traceId, flags: {},
+  error: o.ok ? null : { message: o.error.message, type: o.error.type, code: o.error.statusCode },
+  outputs: o.ok ? o.outputs : null,
+});
+
+/** The newest successful result in the project for each hash, with the outputs of its trace. */
+async function reusableCells(db: Queryable, scope: Scope, hashes: string[]): Promise<Map<string, Cell>> {
+  const rows = await db.query<Cell>(
+    `SELECT DISTINCT ON (r.hash_id) r.hash_id, r.testcase_id, r.status, r.trace_id, r.error, t.outputs
+     FROM evaluation_results r JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
+     WHERE r.project_id = $1 AND r.hash_id = ANY($2::uuid[]) AND r.status = 'success'
+     ORDER BY r.hash_id, r.created_at DESC`,
+    [scope.projectId, [...new Set(hashes)]],
+  );
+  return new Map(rows.map((r) => [r.hash_id, r]));
+}
+
+/** Retries an invocation the provider rate-limited, with exponential backoff; other outcomes return at once. */
+async function withRateLimitRetries(o: ExecuteOptions, signal: AbortSignal, call: () => Promise<RevisionOutcome>) {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await call();
+    if (outcome.ok || outcome.error.type !== ERROR_TYPES.rateLimited || attempt >= o.rateLimitRetries || signal.aborted) return outcome;
+    await new Promise((r) => setTimeout(r, o.retryBaseMs * 2 ** attempt));
+  }
+}
+
+/** Runs `task` over `items`, at most `limit` at once. */
+async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await task(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+/** When no plan or batch of the run is left: its metrics are computed and it ends `success`, `errors` or `failure`. */
+export async function finishIfDone(db: Queryable, scope: Scope, runId: string): Promise<void> {
+  for (const queue of [PLAN_QUEUE, BATCH_QUEUE]) {
+    const left = await countByStatus(db, queue, { run_id: runId });
+    if (left.queued + left.running > 0) return;
+  }
+  await refreshMetrics(db, scope, runId, null);
+  await db.query(
+    `UPDATE evaluation_runs r SET flags = r.flags || '{"is_active": false}', updated_at = now(),
+       status = CASE WHEN s.failed = 0 THEN 'success' WHEN s.failed = s.total THEN 'failure' ELSE 'errors' END
+     FROM (SELECT count(*) AS total, count(*) FILTER (WHERE status = 'failure') AS failed
+           FROM evaluation_scenarios WHERE run_id = $1) s
+     WHERE r.id = $1 AND r.status IN ('queued', 'running')`,
+    [runId],
+  );
+}

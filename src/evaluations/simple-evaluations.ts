@@ -1,0 +1,139 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
+import { badRequest } from "../errors.ts";
+import { cancelQueued, enqueue } from "../jobs/queue.ts";
+import { fetchRows, insertRows, type Row } from "./entity-table.ts";
+import { assertOpenRuns } from "./runs.ts";
+import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./run-steps.ts";
+import { runs } from "./tables.ts";
+
+/** The jobs of a server-run evaluation: one plans the run (scenarios and batches), then one job per batch. */
+export const PLAN_QUEUE = "evaluation.plan";
+export const BATCH_QUEUE = "evaluation.batch";
+
+export interface SimpleEvaluationInput {
+  name?: string | null;
+  description?: string | null;
+  flags?: Record<string, unknown> | null;
+  tags?: Record<string, unknown> | null;
+  meta?: Record<string, unknown> | null;
+  data?: (SimpleSteps & { status?: string | null; repeats?: number | null; concurrency?: Record<string, unknown> | null }) | null;
+}
+
+/**
+ * Creates a run from revision ids and starts it. With `data.status: "running"` the client drives the run
+ * (the reference SDK's `aevaluate`): nothing is dispatched. Otherwise the server executes it: a testset
+ * step and an application or evaluator step are needed (400 before anything is stored).
+ */
+export async function createSimpleEvaluation(tx: Queryable, scope: Scope, input: SimpleEvaluationInput): Promise<Row> {
+  const data = input.data ?? {};
+  const steps = await buildSteps(tx, scope, data);
+  const clientDriven = data.status === "running";
+  const has = (type: RunStep["type"]) => steps.some((s) => s.type === type);
+  if (!clientDriven && !(has("input") && (has("invocation") || has("annotation")))) {
+    throw badRequest("A server-run evaluation needs testset_steps and application_steps or evaluator_steps");
+  }
+  const annotations = steps.filter((s) => s.type === "annotation");
+  const flags = {
+    is_live: false, is_active: true, is_closed: false, is_queue: false,
+    is_cached: input.flags?.is_cached === true, is_split: false,
+    has_queries: false, has_testsets: has("input"), has_traces: false, has_testcases: false, has_evaluators: annotations.length > 0,
+    has_custom: annotations.some((s) => s.origin === "custom"),
+    has_human: annotations.some((s) => s.origin === "human"),
+    has_auto: annotations.some((s) => s.origin === "auto"),
+  };
+  const repeats = Math.max(1, data.repeats ?? 1);
+  const [run] = await insertRows(tx, scope, runs, [{
+    name: input.name, description: input.description, tags: input.tags, meta: input.meta, flags,
+    status: clientDriven ? "running" : "queued",
+    data: { steps, repeats, concurrency: data.concurrency ?? null, mappings: [] },
+  }]);
+  if (!clientDriven) await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, key: run.id as string, payload: { run_id: run.id } }]);
+  return run;
+}
+
+/** Stops a run: queued batches are cancelled, the run is no longer active; what ran keeps its results. */
+export async function stopEvaluation(tx: Queryable, scope: Scope, runId: string): Promise<Row | null> {
+  const rows = await tx.query<{ id: string }>(
+    `UPDATE evaluation_runs SET flags = flags || '{"is_active": false}',
+       status = CASE WHEN status IN ('pending', 'queued', 'running') THEN 'cancelled' ELSE status END,
+       updated_at = now(), updated_by_id = $3
+     WHERE project_id = $1 AND id = $2 RETURNING id`,
+    [scope.projectId, runId, scope.userId],
+  );
+  if (!rows.length) return null;
+  await cancelQueued(tx, PLAN_QUEUE, { run_id: runId });
+  await cancelQueued(tx, BATCH_QUEUE, { run_id: runId });
+  return (await fetchRows(tx, scope, runs, [runId]))[0] ?? null;
+}
+
+/**
+ * Starts a stopped run again: a client-driven run is marked active; a server-run one plans its scenarios
+ * if it has none yet, else queues again the scenarios that have not succeeded. A closed run is a 409.
+ */
+export async function startEvaluation(tx: Queryable, scope: Scope, runId: string, batchSize: number): Promise<Row | null> {
+  const [run] = await fetchRows(tx, scope, runs, [runId]);
+  if (!run) return null;
+  await assertOpenRuns(tx, scope, [runId]);
+  const flags = run.flags as { is_active?: boolean };
+  if (flags.is_active) return run;
+  // A server-run evaluation was given a plan job keyed by its run id when it was created.
+  const clientDriven = (await tx.query("SELECT 1 FROM jobs WHERE queue = $1 AND key = $2", [PLAN_QUEUE, runId])).length === 0;
+  await tx.query(
+    `UPDATE evaluation_runs SET flags = flags || '{"is_active": true}', status = $3, updated_at = now()
+     WHERE project_id = $1 AND id = $2`,
+    [scope.projectId, runId, clientDriven ? "running" : "queued"],
+  );
+  if (!clientDriven) {
+    const left = await tx.query<{ id: string }>(
+      "SELECT id FROM evaluation_scenarios WHERE run_id = $1 AND status <> 'success' ORDER BY id",
+      [runId],
+    );
+    const planned = (await tx.query("SELECT 1 FROM evaluation_scenarios WHERE run_id = $1 LIMIT 1", [runId])).length > 0;
+    if (!planned) await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, payload: { run_id: runId } }]);
+    const batches = [];
+    for (let i = 0; i < left.length; i += batchSize) {
+      const scenarioIds = left.slice(i, i + batchSize).map((r) => r.id);
+      batches.push({ queue: BATCH_QUEUE, projectId: scope.projectId, payload: { run_id: runId, scenario_ids: scenarioIds } });
+    }
+    await enqueue(tx, batches);
+  }
+  return (await fetchRows(tx, scope, runs, [runId]))[0];
+}
+
+/** How far a run has come: scenarios by status, and how many cells were invoked, reused or failed. */
+export async function evaluationProgress(db: Queryable, scope: Scope, runId: string) {
+  const [row] = await db.query<Record<string, number | string | null>>(
+    `SELECT r.status,
+       (SELECT count(*)::int FROM evaluation_scenarios s WHERE s.run_id = r.id) AS scenarios,
+       (SELECT count(*)::int FROM evaluation_scenarios s WHERE s.run_id = r.id AND s.status = 'success') AS succeeded,
+       (SELECT count(*)::int FROM evaluation_scenarios s WHERE s.run_id = r.id AND s.status = 'failure') AS failed,
+       (SELECT count(*)::int FROM evaluation_results x WHERE x.run_id = r.id AND x.hash_id IS NOT NULL
+          AND NOT coalesce((x.flags->>'is_reused')::boolean, false)) AS invoked,
+       (SELECT count(*)::int FROM evaluation_results x WHERE x.run_id = r.id
+          AND coalesce((x.flags->>'is_reused')::boolean, false)) AS reused,
+       (SELECT count(*)::int FROM evaluation_results x WHERE x.run_id = r.id AND x.status = 'failure') AS failed_cells
+     FROM evaluation_runs r WHERE r.project_id = $1 AND r.id = $2`,
+    [scope.projectId, runId],
+  );
+  if (!row) return null;
+  const scenarios = Number(row.scenarios);
+  const done = Number(row.succeeded) + Number(row.failed);
+  return {
+    run_id: runId, status: row.status, scenarios, done, succeeded: row.succeeded, failed: row.failed, pending: scenarios - done,
+    cells: { invoked: row.invoked, reused: row.reused, failed: row.failed_cells },
+  };
+}
+
+/** A run in the reference's `SimpleEvaluation` shape: its steps read back as revision targets. */
+export function simpleEvaluationRecord(run: Row): Row {
+  const data = (run.data ?? {}) as { steps?: RunStep[]; repeats?: number; concurrency?: unknown };
+  return {
+    id: run.id, version: run.version, name: run.name, description: run.description, flags: run.flags, tags: run.tags, meta: run.meta,
+    created_at: run.created_at, updated_at: run.updated_at, deleted_at: run.deleted_at,
+    created_by_id: run.created_by_id, updated_by_id: run.updated_by_id, deleted_by_id: run.deleted_by_id,
+    data: {
+      status: run.status, query_steps: null, ...simpleSteps(data.steps), repeats: data.repeats ?? 1, concurrency: data.concurrency ?? null,
+    },
+  };
+}

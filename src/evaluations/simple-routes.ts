@@ -1,0 +1,101 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import type { AppContext } from "../context.ts";
+import { FreeObject, IdParam, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
+import { COMPARE_LIMIT, compareRuns } from "./compare.ts";
+import { deleteRows, fetchRows, queryRows, type Row } from "./entity-table.ts";
+import { editRun, setRunsClosed } from "./runs.ts";
+import {
+  createSimpleEvaluation, evaluationProgress, simpleEvaluationRecord, startEvaluation, stopEvaluation, type SimpleEvaluationInput,
+} from "./simple-evaluations.ts";
+import { runs } from "./tables.ts";
+
+const Open = { additionalProperties: true } as const;
+const Target = Type.Union([
+  Type.Array(Uuid, { maxItems: 100 }),
+  Type.Record(Type.String({ format: "uuid" }), Type.Union([Type.Literal("custom"), Type.Literal("human"), Type.Literal("auto")])),
+]);
+const Evaluation = Type.Object({
+  name: Nullable(Type.String({ maxLength: 1024 })),
+  description: Nullable(Type.String({ maxLength: 65536 })),
+  flags: Nullable(FreeObject),
+  tags: Nullable(FreeObject),
+  meta: Nullable(FreeObject),
+  data: Nullable(Type.Object({
+    status: Nullable(Type.String()),
+    testset_steps: Nullable(Target),
+    application_steps: Nullable(Target),
+    evaluator_steps: Nullable(Target),
+    repeats: Nullable(Type.Integer({ minimum: 1, maximum: 100 })),
+    concurrency: Nullable(Type.Object({ batch_size: Nullable(Type.Integer({ minimum: 1, maximum: 256 })) }, Open)),
+  }, Open)),
+}, Open);
+const CreateBody = Type.Object({ evaluation: Evaluation }, Open);
+const EditBody = Type.Object({ evaluation: Evaluation }, Open);
+const QueryBody = Type.Object({ evaluation: Nullable(FreeObject), windowing: Nullable(WindowingSchema) }, Open);
+const Id = IdParam("evaluation_id");
+const CompareBody = Type.Object({
+  run_ids: Type.Array(Uuid, { minItems: 2, maxItems: 10 }),
+  limit: Nullable(Type.Integer({ minimum: 0, maximum: COMPARE_LIMIT })),
+}, Open);
+
+type Body = Record<string, any>;
+const tags = ["Evaluations"];
+const one = (run: Row | null | undefined) => ({ count: run ? 1 : 0, evaluation: run ? simpleEvaluationRecord(run) : null });
+
+/**
+ * The reference's simple evaluations: a run made from revision ids, which the server executes (jobs
+ * that any process takes) unless the client says it drives the run itself (`data.status: "running"`).
+ */
+export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppContext) {
+  const { db } = ctx;
+  const batchSize = ctx.config.evaluations.batchSize;
+  const fetch = async (scope: Parameters<typeof fetchRows>[1], id: string) => (await fetchRows(db, scope, runs, [id]))[0] ?? null;
+
+  app.post("/simple/evaluations/", { schema: { tags, summary: "Create and start an evaluation", body: CreateBody } }, async (req) => {
+    const input = (req.body as Body).evaluation as SimpleEvaluationInput;
+    return one(await db.transaction((tx) => createSimpleEvaluation(tx, req.scope, input)));
+  });
+  app.post("/simple/evaluations/query", { schema: { tags, summary: "Query evaluations", body: QueryBody } }, async (req) => {
+    const { evaluation, windowing } = req.body as Body;
+    const page = await queryRows(db, req.scope, runs, evaluation, windowing);
+    return { count: page.items.length, evaluations: page.items.map(simpleEvaluationRecord), windowing: page.windowing };
+  });
+  app.get("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Fetch an evaluation", params: Id } }, async (req) => {
+    return one(await fetch(req.scope, (req.params as Body).evaluation_id));
+  });
+  app.patch("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Rename or relabel an evaluation", params: Id, body: EditBody } }, async (req) => {
+    const { name, description, tags: labels, meta } = (req.body as Body).evaluation;
+    const edit = Object.fromEntries(Object.entries({ name, description, tags: labels, meta }).filter(([, v]) => v !== undefined));
+    return one(await db.transaction((tx) => editRun(tx, req.scope, (req.params as Body).evaluation_id, edit)));
+  });
+  app.delete("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Delete an evaluation", params: Id } }, async (req) => {
+    const [id] = await deleteRows(db, req.scope, runs, [(req.params as Body).evaluation_id]);
+    return { count: id ? 1 : 0, evaluation_id: id ?? null };
+  });
+  app.post("/simple/evaluations/:evaluation_id/start", { schema: { tags, summary: "Start a stopped evaluation again", params: Id } }, async (req) => {
+    return one(await db.transaction((tx) => startEvaluation(tx, req.scope, (req.params as Body).evaluation_id, batchSize)));
+  });
+  app.post("/simple/evaluations/:evaluation_id/stop", { schema: { tags, summary: "Stop an evaluation", params: Id } }, async (req) => {
+    return one(await db.transaction((tx) => stopEvaluation(tx, req.scope, (req.params as Body).evaluation_id)));
+  });
+  for (const [verb, closed] of [["close", true], ["open", false]] as const) {
+    app.post(`/simple/evaluations/:evaluation_id/${verb}`, { schema: { tags, summary: `${verb} an evaluation`, params: Id } }, async (req) => {
+      const id = (req.params as Body).evaluation_id;
+      const [done] = await setRunsClosed(db, req.scope, [id], closed);
+      return one(done ? await fetch(req.scope, id) : null);
+    });
+  }
+  app.post("/evaluations/runs/compare", {
+    schema: { tags, summary: "Compare runs: metric deltas and the testcases whose results changed (Tessera)", body: CompareBody },
+  }, async (req) => {
+    const { run_ids, limit } = req.body as Body;
+    return { count: 1, comparison: await compareRuns(db, req.scope, run_ids, limit ?? undefined) };
+  });
+  app.get("/simple/evaluations/:evaluation_id/progress", {
+    schema: { tags, summary: "How far an evaluation has come (Tessera)", params: Id },
+  }, async (req) => {
+    const progress = await evaluationProgress(db, req.scope, (req.params as Body).evaluation_id);
+    return { count: progress ? 1 : 0, progress };
+  });
+}

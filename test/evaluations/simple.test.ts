@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+
+let server: TestServer;
+let p: TestProject;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  p = await server.project();
+});
+
+afterAll(() => server.close());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const TERMINAL = ["success", "failure", "errors", "cancelled"];
+
+/** Polls the evaluation (bounded) until it has ended, and returns it. */
+async function finished(id: string, project = p) {
+  for (let i = 0; i < 600; i++) {
+    const { evaluation } = await project.ok("GET", `/simple/evaluations/${id}`);
+    if (TERMINAL.includes(evaluation.data.status) && !evaluation.flags.is_active) return evaluation;
+    await sleep(50);
+  }
+  throw new Error(`evaluation ${id} did not finish`);
+}
+
+const progress = async (id: string) => (await p.ok("GET", `/simple/evaluations/${id}/progress`)).progress;
+
+async function testset(slug: string, rows: object[]) {
+  return (await p.ok("POST", "/simple/testsets/", { testset: { slug, data: { testcases: rows.map((data) => ({ data })) } } })).testset;
+}
+
+async function fixture(prefix: string) {
+  const ts = await testset(`${prefix}-capitals`, [
+    { country: "France", answer: "Paris" }, { country: "Japan", answer: "Tokyo" }, { country: "Peru", answer: "Cusco" },
+  ]);
+  const app = (await p.ok("POST", "/simple/applications/", {
+    application: {
+      slug: `${prefix}-geo`,
+      data: {
+        uri: "svc:custom:code:v0",
+        script: "function run(inputs) { return ({France: 'Paris', Japan: 'Tokyo', Peru: 'Lima'})[inputs.country]; }",
+      },
+    },
+  })).application;
+  const judge = (await p.ok("POST", "/simple/evaluators/", {
+    evaluator: { slug: `${prefix}-exact`, data: { uri: "agenta:builtin:auto_exact_match:v0", parameters: { correct_answer_key: "answer" } } },
+  })).evaluator;
+  return { ts, app, judge };
+}
+
+describe("server-run evaluations (POST /simple/evaluations/)", () => {
+  it("runs testset → application → evaluator, pinning every revision, and ends with results and metrics", async () => {
+    const { ts, app, judge } = await fixture("pin");
+    const created = await p.ok("POST", "/simple/evaluations/", {
+      evaluation: {
+        name: "geo v1",
+        data: { testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: { [judge.revision_id]: "auto" } },
+      },
+    });
+    expect(created.evaluation).toMatchObject({
+      name: "geo v1", flags: { is_active: true, has_testsets: true, has_evaluators: true, has_auto: true },
+      data: {
+        testset_steps: { [ts.revision_id]: "custom" }, application_steps: { [app.revision_id]: "custom" },
+        evaluator_steps: { [judge.revision_id]: "auto" },
+      },
+    });
+    // A later commit to the testset changes nothing about the run: it pinned the revision.
+    await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision_commit: { testset_id: ts.id, delta: { rows: { add: [{ data: { country: "Chile", answer: "Santiago" } }] } } },
+    });
+    const done = await finished(created.evaluation.id);
+    // Every step ran: a wrong answer is the evaluator's verdict (in its outputs and metrics), not a failed scenario.
+    expect(done.data.status).toBe("success");
+    expect(await progress(done.id)).toMatchObject({ scenarios: 3, done: 3, succeeded: 3, failed: 0, cells: { invoked: 6, reused: 0 } });
+
+    const { run } = await p.ok("GET", `/evaluations/runs/${done.id}`);
+    expect(run.data.steps.map((s: any) => [s.key.split("-")[0], s.type, s.origin])).toEqual([
+      ["testset", "input", "custom"], ["application", "invocation", "custom"], ["evaluator", "annotation", "auto"],
+    ]);
+    expect(run.data.steps[0].references.testset_revision.id).toBe(ts.revision_id);
+    expect(run.data.steps[1].references.application_revision.id).toBe(app.revision_id);
+
+    const { results } = await p.ok("POST", "/evaluations/results/query", { result: { run_id: done.id, step_keys: [run.data.steps[2].key] } });
+    expect(results).toHaveLength(3);
+    expect(results.every((r: any) => r.status === "success" && r.hash_id && r.testcase_id)).toBe(true);
+    const metrics = (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: done.id, scenario_ids: false } })).metrics[0];
+    expect(metrics.data[run.data.steps[2].key]["attributes.ag.data.outputs.success"]).toMatchObject({
+      type: "binary", count: 3, freq: [{ value: true, count: 2 }, { value: false, count: 1 }],
+    });
+    const trace = (await p.ok("GET", `/traces/${results[0].trace_id}`)).trace;
+    expect(trace.outputs).toHaveProperty("success");
+  });
+
+  it("reuses earlier results for the same revisions and testcases, so a delta re-run invokes only what changed", async () => {
+    const { ts, app, judge } = await fixture("reuse");
+    const steps = { application_steps: [app.revision_id], evaluator_steps: [judge.revision_id] };
+    const first = await p.ok("POST", "/simple/evaluations/", { evaluation: { flags: { is_cached: true }, data: { testset_steps: [ts.revision_id], ...steps } } });
+    await finished(first.evaluation.id);
+    expect((await progress(first.evaluation.id)).cells).toMatchObject({ invoked: 6, reused: 0 });
+
+    const again = await p.ok("POST", "/simple/evaluations/", { evaluation: { flags: { is_cached: true }, data: { testset_steps: [ts.revision_id], ...steps } } });
+    await finished(again.evaluation.id);
+    expect((await progress(again.evaluation.id)).cells).toMatchObject({ invoked: 0, reused: 6 });
+
+    const commit = await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision_commit: { testset_id: ts.id, delta: { rows: { add: [{ data: { country: "Chile", answer: "Santiago" } }] } } },
+    });
+    const delta = await p.ok("POST", "/simple/evaluations/", {
+      evaluation: { flags: { is_cached: true }, data: { testset_steps: [commit.testset_revision.id], ...steps } },
+    });
+    const done = await finished(delta.evaluation.id);
+    expect(await progress(done.id)).toMatchObject({ scenarios: 4, cells: { invoked: 2, reused: 6 } });
+
+    // Without the flag (the reference's default) nothing is reused.
+    const fresh = await p.ok("POST", "/simple/evaluations/", { evaluation: { data: { testset_steps: [ts.revision_id], ...steps } } });
+    await finished(fresh.evaluation.id);
+    expect((await progress(fresh.evaluation.id)).cells).toMatchObject({ invoked: 6, reused: 0 });
+  });
+
+  it("records a failed invocation with its error and trace, skips its evaluators, and ends the run with errors", async () => {
+    const ts = await testset("fragile-rows", [{ n: 1 }, { n: 0 }]);
+    const app = (await p.ok("POST", "/simple/applications/", {
+      application: { slug: "fragile", data: { uri: "svc:custom:code:v0", script: "function run(i) { if (!i.n) throw new Error('no n'); return i.n; }" } },
+    })).application;
+    const judge = (await p.ok("POST", "/simple/evaluators/", {
+      evaluator: { slug: "fragile-exact", data: { uri: "agenta:builtin:auto_exact_match:v0", parameters: { correct_answer_key: "n" } } },
+    })).evaluator;
+    const created = await p.ok("POST", "/simple/evaluations/", {
+      evaluation: { data: { testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: [judge.revision_id] } },
+    });
+    const done = await finished(created.evaluation.id);
+    expect(done.data.status).toBe("errors");
+    expect(await progress(done.id)).toMatchObject({ scenarios: 2, succeeded: 1, failed: 1, cells: { invoked: 3, failed: 1 } });
+    const { results } = await p.ok("POST", "/evaluations/results/query", { result: { run_id: done.id, status: "failure" } });
+    expect(results).toHaveLength(1);
+    expect(results[0].error.message).toContain("no n");
+    expect((await p.ok("GET", `/traces/${results[0].trace_id}`)).trace.status.code).toBeGreaterThanOrEqual(400);
+  });
+
+  it("compares two runs: metric deltas, and the testcases whose results changed", async () => {
+    const { ts, app, judge } = await fixture("compare");
+    const fixed = await p.ok("POST", "/applications/revisions/commit", {
+      application_revision_commit: {
+        application_id: app.id,
+        data: { uri: "svc:custom:code:v0", script: "function run(i) { return ({France: 'Paris', Japan: 'Tokyo', Peru: 'Cusco'})[i.country]; }" },
+      },
+    });
+    const runWith = async (appRevision: string) => (await finished((await p.ok("POST", "/simple/evaluations/", {
+      evaluation: { data: { testset_steps: [ts.revision_id], application_steps: [appRevision], evaluator_steps: [judge.revision_id] } },
+    })).evaluation.id)).id;
+    const before = await runWith(app.revision_id);
+    const after = await runWith(fixed.application_revision.id);
+    const { comparison } = await p.ok("POST", "/evaluations/runs/compare", { run_ids: [before, after] });
+    expect(comparison.runs.map((r: any) => r.id)).toEqual([before, after]);
+    const success = comparison.metrics.find((m: any) => m.path === "attributes.ag.data.outputs.success");
+    expect(success.step).toMatchObject({ type: "annotation", artifact: `evaluator:${judge.id}` });
+    expect(success.values[0]).toBeCloseTo(2 / 3, 4);
+    expect(success.values[1]).toBe(1);
+    expect(success.deltas[1]).toBeCloseTo(1 / 3, 4);
+    expect(comparison.scenarios).toMatchObject({ matched: 3, unmatched: 0, changed_count: 1 });
+    const [peru] = comparison.scenarios.changed;
+    const evaluatorStep = peru.steps.find((s: any) => s.artifact === `evaluator:${judge.id}`);
+    expect(evaluatorStep.results.map((r: any) => r.outputs.success)).toEqual([false, true]);
+    expect((await p.call("POST", "/evaluations/runs/compare", { run_ids: [before] })).statusCode).toBe(422);
+  });
+
+  it("runs evaluators on the testcases alone when there is no application", async () => {
+    const ts = await testset("graded-rows", [{ outputs: "Paris", answer: "Paris" }, { outputs: "Rome", answer: "Madrid" }]);
+    const judge = (await p.ok("POST", "/simple/evaluators/", {
+      evaluator: { slug: "rows-exact", data: { uri: "agenta:builtin:auto_exact_match:v0", parameters: { correct_answer_key: "answer" } } },
+    })).evaluator;
+    const created = await p.ok("POST", "/simple/evaluations/", { evaluation: { data: { testset_steps: [ts.revision_id], evaluator_steps: [judge.revision_id] } } });
+    const done = await finished(created.evaluation.id);
+    expect(done.data.status).toBe("success");
+    const metrics = (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: done.id, scenario_ids: false } })).metrics[0];
+    const step = Object.keys(metrics.data)[0];
+    expect(metrics.data[step]["attributes.ag.data.outputs.success"].freq).toEqual([
+      { value: true, count: 1, density: 0.5 }, { value: false, count: 1, density: 0.5 },
+    ]);
+  });
+
+  it("leaves a client-driven run (status running) to its client: nothing is dispatched", async () => {
+    const { ts, app } = await fixture("client");
+    const created = await p.ok("POST", "/simple/evaluations/", {
+      evaluation: { data: { status: "running", testset_steps: [ts.revision_id], application_steps: [app.revision_id] } },
+    });
+    expect(created.evaluation.data.status).toBe("running");
+    await sleep(200);
+    expect(await progress(created.evaluation.id)).toMatchObject({ scenarios: 0, status: "running" });
+    const closed = await p.ok("POST", `/evaluations/runs/${created.evaluation.id}/close?status=success`);
+    expect(closed.run).toMatchObject({ status: "success", flags: { is_closed: true } });
+  });
+
+  it("stops an evaluation: it ends cancelled and stays so", async () => {
+    const { ts, app } = await fixture("stop");
+    const created = await p.ok("POST", "/simple/evaluations/", { evaluation: { data: { testset_steps: [ts.revision_id], application_steps: [app.revision_id] } } });
+    const stopped = await p.ok("POST", `/simple/evaluations/${created.evaluation.id}/stop`);
+    expect(stopped.evaluation.flags.is_active).toBe(false);
+    const done = await finished(created.evaluation.id);
+    expect(["cancelled", "success"]).toContain(done.data.status); // it may have finished before the stop arrived
+  });
+
+  it("refuses what it cannot run, before storing anything", async () => {
+    const { ts, judge } = await fixture("bad");
+    const noSteps = await p.call("POST", "/simple/evaluations/", { evaluation: { data: { testset_steps: [ts.revision_id] } } });
+    expect(noSteps.statusCode).toBe(400);
+    expect(noSteps.json().detail).toContain("application_steps or evaluator_steps");
+    const unknown = await p.call("POST", "/simple/evaluations/", {
+      evaluation: { data: { testset_steps: ["01900000-0000-7000-8000-000000000000"], evaluator_steps: [judge.revision_id] } },
+    });
+    expect(unknown.statusCode).toBe(404);
+    const stranger = await server.project();
+    const foreign = await stranger.call("POST", "/simple/evaluations/", {
+      evaluation: { data: { testset_steps: [ts.revision_id], evaluator_steps: [judge.revision_id] } },
+    });
+    expect(foreign.statusCode).toBe(404);
+  });
+});
