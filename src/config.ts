@@ -20,6 +20,8 @@ export interface Config {
     batchSize: number;
     /** Invocations running at once within one batch, unless a run sets `data.concurrency.batch_size`. */
     concurrency: number;
+    /** How long a batch stays with a process that stopped renewing it (crashed) before another takes it over. */
+    leaseMs: number;
   };
 }
 
@@ -48,6 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       batches: integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2),
       batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 50)),
       concurrency: Math.max(1, integer("TESSERA_EVALUATION_CONCURRENCY", env.TESSERA_EVALUATION_CONCURRENCY, 8)),
+      leaseMs: Math.max(1, integer("TESSERA_JOB_LEASE_SECONDS", env.TESSERA_JOB_LEASE_SECONDS, 60)) * 1000,
     },
   };
 }

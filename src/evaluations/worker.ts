@@ -5,10 +5,10 @@ import { planHandler } from "./plan.ts";
 
 /** This process's share of evaluation work (plans and batches), or null when it is configured to run none. */
 export function evaluationWorker(ctx: AppContext, onError: (error: unknown) => void): JobWorker | null {
-  const { batches, batchSize, concurrency } = ctx.config.evaluations;
+  const { batches, batchSize, concurrency, leaseMs } = ctx.config.evaluations;
   if (batches === 0) return null;
   return new JobWorker(ctx.db, [
     planHandler(ctx.db, batchSize),
     batchHandler(ctx, { concurrency, rateLimitRetries: 4, retryBaseMs: 1000 }),
-  ], { concurrency: batches, leaseMs: 60_000, pollMs: 2_000, onError });
+  ], { concurrency: batches, leaseMs, pollMs: 2_000, onError });
 }

@@ -141,6 +141,15 @@ export async function release(db: Queryable, job: Job): Promise<boolean> {
   return rows.length === 1;
 }
 
+/** Makes every running job due again at once (their process is known to be gone); the claim still counts as an attempt. */
+export async function releaseOrphans(db: Queryable): Promise<number> {
+  const rows = await db.query(
+    `UPDATE jobs SET status = 'queued', run_after = now(), lease_token = NULL, lease_until = NULL, updated_at = now()
+     WHERE status = 'running' RETURNING id`,
+  );
+  return rows.length;
+}
+
 /** Cancels the queued jobs of `queue` whose payload contains `match` (jsonb `@>`); running ones finish. Returns how many. */
 export async function cancelQueued(db: Queryable, queue: string, match: Record<string, unknown>): Promise<number> {
   const rows = await db.query(

@@ -1,5 +1,5 @@
 import type { Database } from "../db/database.ts";
-import { claim, complete, fail, type Job, JOBS_CHANNEL, release, renew } from "./queue.ts";
+import { claim, complete, fail, type Job, JOBS_CHANNEL, release, releaseOrphans, renew } from "./queue.ts";
 
 /** What a worker does with the jobs of one queue. */
 export interface JobHandler<P = unknown> {
@@ -61,6 +61,8 @@ export class JobWorker {
   async start(): Promise<void> {
     if (!this.#stopped) return;
     this.#stopped = false;
+    // The embedded database belongs to one process: whatever it finds running was left by a process that died.
+    if (this.#db.driver === "pglite") await releaseOrphans(this.#db);
     this.#unlisten = await this.#db.listen(JOBS_CHANNEL, () => this.wake());
     this.#schedule();
     this.wake();
