@@ -205,4 +205,112 @@ export class TesseraClient {
       },
     })).body;
   }
+
+  // ---- revisions and evaluations
+
+  /** The revision a reference resolves to (`{application_ref: {slug}, environment_ref: {slug}}`, …), or null when none. */
+  async retrieveRevision(kind: Kind, refs: Record<string, unknown>): Promise<Record<string, any> | null> {
+    const { body } = await this.#transport.json<Record<string, any>>("POST", `/api/${kind}/revisions/retrieve`, {
+      body: kind === "testsets" ? { ...refs, include_testcases: false, include_testcase_ids: false } : refs,
+    });
+    return body[`${singular(kind)}_revision`] ?? null;
+  }
+
+  /** A catalog template (`auto_exact_match`, `completion`, …) by key, or null when the catalog has none. */
+  async retrieveTemplate(kind: "applications" | "evaluators" | "workflows", key: string): Promise<Record<string, any> | null> {
+    const { body } = await this.#transport.json<Record<string, any>>("GET", `/api/${kind}/catalog/templates/${encodeURIComponent(key)}`);
+    return body.template ?? null;
+  }
+
+  /** An evaluator artifact whose first revision runs `uri` (e.g. `agenta:builtin:auto_exact_match:v0`) with `parameters`. */
+  async createEvaluator(options: { slug: string; name?: string; uri: string; parameters?: Record<string, unknown> }): Promise<Record<string, any>> {
+    const { body } = await this.#transport.json<Record<string, any>>("POST", "/api/simple/evaluators/", {
+      body: { evaluator: { slug: options.slug, name: options.name, data: { uri: options.uri, parameters: options.parameters } } },
+    });
+    return body.evaluator;
+  }
+
+  /**
+   * Starts a server-run evaluation of pinned revisions: every testcase of the testset revisions through the
+   * application revisions (if any), graded by the evaluator revisions. `reuse` lets it take earlier results
+   * for the same revisions and testcases instead of invoking again.
+   */
+  async startEvaluation(options: StartEvaluationOptions): Promise<Record<string, any>> {
+    const { body } = await this.#transport.json<Record<string, any>>("POST", "/api/simple/evaluations/", {
+      body: {
+        evaluation: {
+          name: options.name, description: options.description, tags: options.tags,
+          flags: { is_cached: options.reuse === true },
+          data: {
+            testset_steps: options.testsetRevisionIds, application_steps: options.applicationRevisionIds ?? [],
+            evaluator_steps: options.evaluatorRevisionIds ?? [], repeats: options.repeats,
+          },
+        },
+      },
+    });
+    return body.evaluation;
+  }
+
+  /** An evaluation as the reference's simple-evaluation record, or null when there is none with that id. */
+  async evaluation(id: string): Promise<Record<string, any> | null> {
+    return (await this.#transport.json<Record<string, any>>("GET", `/api/simple/evaluations/${encodeURIComponent(id)}`)).body.evaluation;
+  }
+
+  /** An evaluation as the reference's run record (its steps pin the revisions), or null. */
+  async runRecord(id: string): Promise<Record<string, any> | null> {
+    return (await this.#transport.json<Record<string, any>>("GET", `/api/evaluations/runs/${encodeURIComponent(id)}`)).body.run;
+  }
+
+  /** Scenarios done, failed and pending, and cells invoked or reused. */
+  async evaluationProgress(id: string): Promise<EvaluationProgress> {
+    return (await this.#transport.json<{ progress: EvaluationProgress }>("GET", `/api/simple/evaluations/${encodeURIComponent(id)}/progress`)).body.progress;
+  }
+
+  /** Polls until the evaluation has ended (success, errors, failure or cancelled), reporting progress on the way. */
+  async waitForEvaluation(id: string, options: { intervalMs?: number; onProgress?: (p: EvaluationProgress) => void; signal?: AbortSignal } = {}) {
+    for (;;) {
+      const progress = await this.evaluationProgress(id);
+      options.onProgress?.(progress);
+      if (["success", "errors", "failure", "cancelled"].includes(progress.status)) return progress;
+      options.signal?.throwIfAborted();
+      await new Promise((r) => setTimeout(r, options.intervalMs ?? 1000));
+    }
+  }
+
+  /** The run's aggregate metrics: `{step key: {metric path: {type, count, mean, …}}}`, or null before any. */
+  async evaluationMetrics(id: string): Promise<Record<string, Record<string, Record<string, any>>> | null> {
+    const { body } = await this.#transport.json<{ metrics: { data: Record<string, any> }[] }>("POST", "/api/evaluations/metrics/query", {
+      body: { metrics: { run_id: id, scenario_ids: false, timestamps: false } },
+    });
+    return body.metrics[0]?.data ?? null;
+  }
+
+  /** Two or more runs side by side: metric values and deltas per step, and the testcases whose results changed. */
+  async compareEvaluations(ids: string[], limit?: number): Promise<Record<string, any>> {
+    return (await this.#transport.json<{ comparison: Record<string, any> }>("POST", "/api/evaluations/runs/compare", {
+      body: { run_ids: ids, limit },
+    })).body.comparison;
+  }
+}
+
+export interface StartEvaluationOptions {
+  name?: string;
+  description?: string;
+  tags?: Record<string, unknown>;
+  testsetRevisionIds: string[];
+  applicationRevisionIds?: string[];
+  evaluatorRevisionIds?: string[];
+  repeats?: number;
+  reuse?: boolean;
+}
+
+export interface EvaluationProgress {
+  run_id: string;
+  status: string;
+  scenarios: number;
+  done: number;
+  succeeded: number;
+  failed: number;
+  pending: number;
+  cells: { invoked: number; reused: number; failed: number };
 }
