@@ -8,6 +8,7 @@ import { csvPath } from "./csv-files.ts";
 import { baselineLoad, deployHotApplication, retrieveLoad, type Load } from "./hot-path.ts";
 import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
 import { failed, machine, median, printTable, writeReport, type Line } from "./report.ts";
+import { evaluationLines } from "./evaluations.ts";
 import { invokeLine } from "./invoke.ts";
 import { sdkLine } from "./sdk.ts";
 import { startStubLlm } from "../test/support/stub-llm.ts";
@@ -142,6 +143,7 @@ async function measure(fixtures: Map<number, Testset>) {
         await attempt(`3. upload ${bigRows.toLocaleString("en-US")} CSV rows (PGlite)`, "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, bigRows, "PGlite", benchUrl, new Map()));
       }
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
+      await attempt("8. evaluations (PGlite)", "≥ 0.5; RSS < 1 GB; invocations = 10", () => evaluationLines(api, server, llm, quick ? 2_000 : 10_000, quick ? 20_000 : 100_000));
     } finally {
       await server.stop();
     }
