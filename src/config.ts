@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
 /** Everything the server reads from its environment, in one place (the README's configuration table). */
@@ -13,6 +14,8 @@ export interface Config {
   secretKey: string | null;
   allowPrivateHooks: boolean;
   workers: number;
+  /** The code sandbox's pool of threads and its limits (src/runtime/code/sandbox-pool.ts). */
+  sandbox: { workers: number; projectConcurrency: number; projectQueueLimit: number; queueLimit: number };
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -21,6 +24,15 @@ function integer(name: string, value: string | undefined, fallback: number): num
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
   return n;
 }
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  const n = integer(name, value, fallback);
+  if (n < 1) throw new Error(`${name} must be at least 1, got "${value}"`);
+  return n;
+}
+
+/** One core stays with the event loop; sandbox threads take the others, up to four. */
+const defaultSandboxWorkers = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer("PORT", env.PORT, 8000);
@@ -36,5 +48,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",
     workers: env.TESSERA_WORKERS === "auto" ? 0 : integer("TESSERA_WORKERS", env.TESSERA_WORKERS, 1),
+    sandbox: sandboxConfig(env),
+  };
+}
+
+function sandboxConfig(env: NodeJS.ProcessEnv): Config["sandbox"] {
+  const workers = positive("TESSERA_SANDBOX_WORKERS", env.TESSERA_SANDBOX_WORKERS, defaultSandboxWorkers());
+  return {
+    workers,
+    // Half the threads by default: one project's flood always leaves threads for the others.
+    projectConcurrency: positive("TESSERA_SANDBOX_PROJECT_CONCURRENCY", env.TESSERA_SANDBOX_PROJECT_CONCURRENCY, Math.ceil(workers / 2)),
+    projectQueueLimit: integer("TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT", env.TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT, 16),
+    queueLimit: integer("TESSERA_SANDBOX_QUEUE_LIMIT", env.TESSERA_SANDBOX_QUEUE_LIMIT, 128),
   };
 }

@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
+import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
@@ -57,7 +58,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook("onClose", stopListening);
   const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
   app.addHook("onClose", () => traces.flush());
-  const routeContext: AppContext = { ...ctx, cache, traces };
+  const sandbox = ctx.sandbox ?? new SandboxPool(ctx.config.sandbox);
+  app.addHook("onClose", () => sandbox.close());
+  const routeContext: AppContext = { ...ctx, cache, traces, sandbox };
 
   await app.register(async (api) => {
     api.get("/health", { schema: { tags: ["Health"], summary: "Liveness", security: [] } }, async () => ({ status: "ok" }));
