@@ -9,6 +9,7 @@ import { baselineLoad, deployHotApplication, retrieveLoad, type Load } from "./h
 import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
 import { failed, machine, median, printTable, writeReport, type Line } from "./report.ts";
 import { invokeLine } from "./invoke.ts";
+import { NOISY_NEIGHBOUR, noisyNeighbourLine } from "./noisy-neighbour.ts";
 import { sdkLine } from "./sdk.ts";
 import { startStubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
@@ -142,6 +143,7 @@ async function measure(fixtures: Map<number, Testset>) {
         await attempt(`3. upload ${bigRows.toLocaleString("en-US")} CSV rows (PGlite)`, "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, bigRows, "PGlite", benchUrl, new Map()));
       }
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
+      await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
     } finally {
       await server.stop();
     }

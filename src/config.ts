@@ -57,7 +57,11 @@ function sandboxConfig(env: NodeJS.ProcessEnv): Config["sandbox"] {
   return {
     workers,
     // Half the threads by default: one project's flood always leaves threads for the others.
-    projectConcurrency: positive("TESSERA_SANDBOX_PROJECT_CONCURRENCY", env.TESSERA_SANDBOX_PROJECT_CONCURRENCY, Math.ceil(workers / 2)),
+    projectConcurrency: positive(
+      "TESSERA_SANDBOX_PROJECT_CONCURRENCY",
+      env.TESSERA_SANDBOX_PROJECT_CONCURRENCY,
+      Math.ceil(workers / 2),
+    ),
     projectQueueLimit: integer("TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT", env.TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT, 16),
     queueLimit: integer("TESSERA_SANDBOX_QUEUE_LIMIT", env.TESSERA_SANDBOX_QUEUE_LIMIT, 128),
   };

@@ -39,11 +39,14 @@ describe("a project flooding the code sandbox", () => {
   it("has its runaways stopped at the time limit, its overflow refused with 429, and others still served", async () => {
     const [flooder, neighbour] = [await server.project(), await server.project()];
     let floodOver = false;
-    const flood = Promise.all(Array.from({ length: 12 }, () => invokeCode(server.app, flooder, RUNAWAY))).finally(() => {
+    const runaways = Array.from({ length: 12 }, () => invokeCode(server.app, flooder, RUNAWAY));
+    const flood = Promise.all(runaways).finally(() => {
       floodOver = true;
     });
 
-    const other = await invokeCode(server.app, neighbour, "function run(inputs) { return { twice: inputs.n * 2 }; }", { n: 21 });
+    const other = await invokeCode(server.app, neighbour, "function run(inputs) { return { twice: inputs.n * 2 }; }", {
+      n: 21,
+    });
     const health = await server.app.inject({ method: "GET", url: "/api/health" });
     expect(floodOver).toBe(false);
     expect(other.statusCode).toBe(200);
@@ -67,7 +70,8 @@ describe("a project flooding the code sandbox", () => {
       expect(res.json().status.message).toMatch(/time limit of 1000 ms/);
     }
     // Once the flood has drained, the flooder is served again.
-    expect((await invokeCode(server.app, flooder, "function run() { return 'back'; }")).json().data.outputs).toBe("back");
+    const back = await invokeCode(server.app, flooder, "function run() { return 'back'; }");
+    expect(back.json().data.outputs).toBe("back");
   });
 
   it("runs custom-code and regex evaluators in the sandbox threads too", async () => {
@@ -83,13 +87,14 @@ describe("a project flooding the code sandbox", () => {
       threshold: 0.5,
     });
     expect(code.json().data.outputs).toEqual({ score: 1, success: true });
-    expect((await evaluate("auto_regex_test", { regex_pattern: "^Par" })).json().data.outputs).toEqual({ success: true });
+    const regex = await evaluate("auto_regex_test", { regex_pattern: "^Par" });
+    expect(regex.json().data.outputs).toEqual({ success: true });
     const catastrophic = await evaluate("auto_regex_test", { regex_pattern: "^(a+)+$" }, `${"a".repeat(40)}!`);
     expect(catastrophic.json().status).toMatchObject({ code: 408, type: expect.stringMatching(/code:time-limit$/) });
   });
 
   it("starts with the first run and closes with the server", async () => {
-    const config = { ...loadConfig({ ...process.env, TESSERA_SANDBOX_WORKERS: "2" }), databaseUrl: process.env.DATABASE_URL ?? null };
+    const config = loadConfig({ ...process.env, TESSERA_SANDBOX_WORKERS: "2" });
     const sandbox = new SandboxPool(config.sandbox);
     const app = await buildServer({ config, db: server.db, sandbox }, { logger: false });
     try {
@@ -102,7 +107,8 @@ describe("a project flooding the code sandbox", () => {
       expect(sandbox.threads).toBe(0);
       const cut = await running;
       expect(cut.json().status).toMatchObject({ code: 503, message: "The server is shutting down" });
-      await expect(sandbox.run("p", RUNAWAY, [{ entry: "run", args: [] }], DEFAULT_SANDBOX_LIMITS)).rejects.toMatchObject({ statusCode: 503 });
+      const afterClose = sandbox.run("p", RUNAWAY, [{ entry: "run", args: [] }], DEFAULT_SANDBOX_LIMITS);
+      await expect(afterClose).rejects.toMatchObject({ statusCode: 503 });
     } finally {
       await app.close();
     }
@@ -114,8 +120,9 @@ describe("the sandbox pool", () => {
     const pool = new SandboxPool({ workers: 1, projectConcurrency: 1, projectQueueLimit: 5, queueLimit: 2 });
     const limits = { ...DEFAULT_SANDBOX_LIMITS, timeMs: 100 };
     const entries = [{ entry: "run", args: [] }];
-    const admitted = ["a", "b", "c"].map((project) => pool.run(project, RUNAWAY, entries, limits).catch((error: unknown) => error));
-    const refused = await pool.run("d", RUNAWAY, entries, limits).catch((error: unknown) => error);
+    const caught = (error: unknown) => error;
+    const admitted = ["a", "b", "c"].map((project) => pool.run(project, RUNAWAY, entries, limits).catch(caught));
+    const refused = await pool.run("d", RUNAWAY, entries, limits).catch(caught);
     expect(refused).toMatchObject({ statusCode: 429, retryAfterSeconds: 1 });
     expect(String(refused)).toMatch(/at most 2 may wait across projects \(TESSERA_SANDBOX_QUEUE_LIMIT\)/);
     for (const error of await Promise.all(admitted)) expect(error).toMatchObject({ statusCode: 408 });
@@ -125,9 +132,9 @@ describe("the sandbox pool", () => {
   it("terminates and replaces a thread the interrupt handler cannot stop", async () => {
     const pool = new SandboxPool({ workers: 1, projectConcurrency: 1, projectQueueLimit: 5, queueLimit: 5 });
     const entries = [{ entry: "run", args: [] }];
-    const stuck = pool.run("p", UNINTERRUPTIBLE, entries, { ...DEFAULT_SANDBOX_LIMITS, timeMs: 100 }).catch((error: unknown) => error);
+    const stuck = pool.run("p", UNINTERRUPTIBLE, entries, { ...DEFAULT_SANDBOX_LIMITS, timeMs: 100 });
     const next = pool.run("p", "function run() { return 'next'; }", entries, DEFAULT_SANDBOX_LIMITS);
-    expect(await stuck).toMatchObject({ statusCode: 408, message: "Script exceeded the time limit of 100 ms" });
+    await expect(stuck).rejects.toMatchObject({ statusCode: 408, message: "Script exceeded the time limit of 100 ms" });
     expect(await next).toEqual({ entry: "run", value: "next" });
     expect(pool.threads).toBe(1);
     await pool.close();

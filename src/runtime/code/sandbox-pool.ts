@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { ERROR_TYPES, WorkflowError } from "../errors.ts";
-import { codeMemoryLimit, codeTimeLimit, type EntryPoint, type RunSandbox, type SandboxLimits, type SandboxResult } from "./sandbox.ts";
+import { codeMemoryLimit, codeTimeLimit } from "./sandbox.ts";
+import type { EntryPoint, RunSandbox, SandboxLimits, SandboxResult } from "./sandbox.ts";
 import type { SandboxJob, SandboxReply } from "./sandbox-messages.ts";
 
 export interface SandboxPoolOptions {
@@ -68,7 +69,8 @@ export class SandboxPool {
 
   constructor(options: SandboxPoolOptions) {
     this.options = options;
-    this.#slots = Array.from({ length: Math.max(1, options.workers) }, () => ({ worker: null, job: null, watchdog: null }));
+    const empty = (): Slot => ({ worker: null, job: null, watchdog: null });
+    this.#slots = Array.from({ length: Math.max(1, options.workers) }, empty);
   }
 
   /** Threads alive now: 0 until code first runs, and again after close. */
@@ -87,25 +89,32 @@ export class SandboxPool {
   }
 
   /** Runs `script` in a sandbox thread (see `runInSandbox`), or refuses with 429 when the queue is full. */
-  async run(projectId: string, script: string, entries: EntryPoint[], limits: SandboxLimits): Promise<SandboxResult | null> {
+  async run(
+    projectId: string,
+    script: string,
+    entries: EntryPoint[],
+    limits: SandboxLimits,
+  ): Promise<SandboxResult | null> {
     if (this.#closed) throw new WorkflowError(503, ERROR_TYPES.codeBusy, "The code sandbox is shut down");
-    const load = this.#load(projectId);
-    const { projectConcurrency, projectQueueLimit, queueLimit, workers } = this.options;
+    const load = this.#projects.get(projectId) ?? { running: 0, waiting: [] };
+    const { projectConcurrency, projectQueueLimit, queueLimit } = this.options;
     const startsNow = load.running < projectConcurrency && this.#slots.some((slot) => slot.job === null);
     if (!startsNow && load.waiting.length >= projectQueueLimit) {
       throw busy(
         `Too many code runs waiting in this project: at most ${projectQueueLimit} may wait ` +
-          `(TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT) behind ${projectConcurrency} running (TESSERA_SANDBOX_PROJECT_CONCURRENCY)`,
+          `(TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT) behind ${projectConcurrency} running ` +
+          "(TESSERA_SANDBOX_PROJECT_CONCURRENCY)",
         Math.ceil(((load.waiting.length / projectConcurrency) * limits.timeMs) / 1000) || 1,
       );
     }
     if (!startsNow && this.#waiting >= queueLimit) {
       throw busy(
         `Too many code runs waiting: at most ${queueLimit} may wait across projects (TESSERA_SANDBOX_QUEUE_LIMIT)`,
-        Math.ceil(((this.#waiting / workers) * limits.timeMs) / 1000) || 1,
+        Math.ceil(((this.#waiting / this.#slots.length) * limits.timeMs) / 1000) || 1,
       );
     }
     return new Promise((resolve, reject) => {
+      this.#projects.set(projectId, load);
       load.waiting.push({ id: this.#nextId++, projectId, script, entries, limits, resolve, reject });
       this.#waiting++;
       this.#turns.add(projectId);
@@ -126,12 +135,6 @@ export class SandboxPool {
       job?.reject(closing);
       return stopped;
     }));
-  }
-
-  #load(projectId: string): ProjectLoad {
-    let load = this.#projects.get(projectId);
-    if (!load) this.#projects.set(projectId, (load = { running: 0, waiting: [] }));
-    return load;
   }
 
   /** Hands waiting runs to free threads, one project's turn at a time. */
@@ -183,7 +186,10 @@ export class SandboxPool {
       if ("started" in reply) return this.#watch(slot, job);
       this.#finish(slot, job, () => {
         if ("result" in reply) job.resolve(reply.result);
-        else if ("failure" in reply) job.reject(new WorkflowError(reply.failure.statusCode, reply.failure.type, reply.failure.message));
+        else if ("failure" in reply) {
+          const { statusCode, type, message } = reply.failure;
+          job.reject(new WorkflowError(statusCode, type, message));
+        }
         else job.reject(new Error(`Sandbox thread failed: ${reply.internal}`));
       });
     });

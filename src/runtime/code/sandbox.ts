@@ -26,7 +26,11 @@ export interface SandboxResult {
 }
 
 /** Where a run happens: `runInSandbox` in this thread, or the server's pool of sandbox threads. */
-export type RunSandbox = (script: string, entries: EntryPoint[], limits: SandboxLimits) => Promise<SandboxResult | null>;
+export type RunSandbox = (
+  script: string,
+  entries: EntryPoint[],
+  limits: SandboxLimits,
+) => Promise<SandboxResult | null>;
 
 /** The failure of a run stopped at its deadline. */
 export const codeTimeLimit = (timeMs: number) =>
