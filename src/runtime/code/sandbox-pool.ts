@@ -186,11 +186,8 @@ export class SandboxPool {
       if ("started" in reply) return this.#watch(slot, job);
       this.#finish(slot, job, () => {
         if ("result" in reply) job.resolve(reply.result);
-        else if ("failure" in reply) {
-          const { statusCode, type, message } = reply.failure;
-          job.reject(new WorkflowError(statusCode, type, message));
-        }
-        else job.reject(new Error(`Sandbox thread failed: ${reply.internal}`));
+        else if ("internal" in reply) job.reject(new Error(`Sandbox thread failed: ${reply.internal}`));
+        else job.reject(new WorkflowError(reply.failure.statusCode, reply.failure.type, reply.failure.message));
       });
     });
     const lost = (error: unknown) => {
