@@ -10,6 +10,7 @@ import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
 import { failed, machine, median, printTable, writeReport, type Line } from "./report.ts";
 import { evaluationLines } from "./evaluations.ts";
 import { invokeLine } from "./invoke.ts";
+import { NOISY_NEIGHBOUR, noisyNeighbourLine } from "./noisy-neighbour.ts";
 import { sdkLine } from "./sdk.ts";
 import { startStubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
@@ -144,6 +145,7 @@ async function measure(fixtures: Map<number, Testset>) {
       }
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
       await attempt("8. evaluations (PGlite)", "≥ 0.5; RSS < 1 GB; invocations = 10", () => evaluationLines(api, server, llm, quick ? 2_000 : 10_000, quick ? 20_000 : 100_000));
+      await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
     } finally {
       await server.stop();
     }

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 
 /** Everything the server reads from its environment, in one place (the README's configuration table). */
@@ -23,6 +24,8 @@ export interface Config {
     /** How long a batch stays with a process that stopped renewing it (crashed) before another takes it over. */
     leaseMs: number;
   };
+  /** The code sandbox's pool of threads and its limits (src/runtime/code/sandbox-pool.ts). */
+  sandbox: { workers: number; projectConcurrency: number; projectQueueLimit: number; queueLimit: number };
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -31,6 +34,15 @@ function integer(name: string, value: string | undefined, fallback: number): num
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
   return n;
 }
+
+function positive(name: string, value: string | undefined, fallback: number): number {
+  const n = integer(name, value, fallback);
+  if (n < 1) throw new Error(`${name} must be at least 1, got "${value}"`);
+  return n;
+}
+
+/** One core stays with the event loop; sandbox threads take the others, up to four. */
+const defaultSandboxWorkers = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer("PORT", env.PORT, 8000);
@@ -52,5 +64,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: Math.max(1, integer("TESSERA_EVALUATION_CONCURRENCY", env.TESSERA_EVALUATION_CONCURRENCY, 8)),
       leaseMs: Math.max(1, integer("TESSERA_JOB_LEASE_SECONDS", env.TESSERA_JOB_LEASE_SECONDS, 60)) * 1000,
     },
+    sandbox: sandboxConfig(env),
+  };
+}
+
+function sandboxConfig(env: NodeJS.ProcessEnv): Config["sandbox"] {
+  const workers = positive("TESSERA_SANDBOX_WORKERS", env.TESSERA_SANDBOX_WORKERS, defaultSandboxWorkers());
+  return {
+    workers,
+    // Half the threads by default: one project's flood always leaves threads for the others.
+    projectConcurrency: positive(
+      "TESSERA_SANDBOX_PROJECT_CONCURRENCY",
+      env.TESSERA_SANDBOX_PROJECT_CONCURRENCY,
+      Math.ceil(workers / 2),
+    ),
+    projectQueueLimit: integer("TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT", env.TESSERA_SANDBOX_PROJECT_QUEUE_LIMIT, 16),
+    queueLimit: integer("TESSERA_SANDBOX_QUEUE_LIMIT", env.TESSERA_SANDBOX_QUEUE_LIMIT, 128),
   };
 }

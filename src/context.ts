@@ -1,6 +1,7 @@
 import type { ReferenceCache } from "./cache/reference-cache.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { SandboxPool } from "./runtime/code/sandbox-pool.ts";
 import type { TraceWriter } from "./traces/trace-writer.ts";
 
 /** What every part of the server is handed at start: configuration and storage. */
@@ -11,4 +12,6 @@ export interface AppContext {
   cache?: ReferenceCache;
   /** Set by the server: invocation traces, written in batches. */
   traces?: TraceWriter;
+  /** Set by the server: the threads custom code runs in, started on first use and closed with the server. */
+  sandbox?: SandboxPool;
 }

@@ -109,7 +109,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         const r = revisions.get(step.key)!;
         return withRateLimitRetries(options, signal, () => runRevision(ctx.traces, {
           scope, data: r.data, references: r.refs, inputs, outputs, testcase,
-          options: { secrets, allowPrivateHooks: ctx.config.allowPrivateHooks },
+          options: { secrets, allowPrivateHooks: ctx.config.allowPrivateHooks, sandbox: ctx.sandbox?.runner(scope.projectId) },
         }));
       };
 
@@ -181,12 +181,14 @@ async function reusableCells(db: Queryable, scope: Scope, hashes: string[]): Pro
   return new Map(rows.map((r) => [r.hash_id, r]));
 }
 
-/** Retries an invocation the provider rate-limited, with exponential backoff; other outcomes return at once. */
+/** Retries an invocation a provider rate-limited or the code sandbox had no room for, with backoff; others return at once. */
 async function withRateLimitRetries(o: ExecuteOptions, signal: AbortSignal, call: () => Promise<RevisionOutcome>) {
   for (let attempt = 0; ; attempt++) {
     const outcome = await call();
-    if (outcome.ok || outcome.error.type !== ERROR_TYPES.rateLimited || attempt >= o.rateLimitRetries || signal.aborted) return outcome;
-    await new Promise((r) => setTimeout(r, o.retryBaseMs * 2 ** attempt));
+    const busy = !outcome.ok && (outcome.error.type === ERROR_TYPES.rateLimited || outcome.error.type === ERROR_TYPES.codeBusy);
+    if (!busy || attempt >= o.rateLimitRetries || signal.aborted) return outcome;
+    const hinted = outcome.ok ? null : outcome.error.retryAfterSeconds;
+    await new Promise((r) => setTimeout(r, hinted ? hinted * 1000 : o.retryBaseMs * 2 ** attempt));
   }
 }
 

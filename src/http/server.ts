@@ -5,6 +5,7 @@ import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
 import { evaluationWorker } from "../evaluations/worker.ts";
+import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
@@ -60,12 +61,14 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   const stopListening = await cache.connect(ctx.db);
   app.addHook("onClose", stopListening);
   const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
-  const routeContext: AppContext = { ...ctx, cache, traces };
+  const sandbox = ctx.sandbox ?? new SandboxPool(ctx.config.sandbox);
+  const routeContext: AppContext = { ...ctx, cache, traces, sandbox };
   const jobs = evaluationWorker(routeContext, (error) => app.log.error({ err: error }, "evaluation job failed"));
   if (jobs) app.addHook("onReady", () => jobs.start());
   // Running jobs are handed back first: their last traces are then flushed with everyone else's.
   app.addHook("onClose", async () => {
     await jobs?.stop();
+    await sandbox.close();
     await traces.flush();
   });
 

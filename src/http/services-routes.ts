@@ -142,6 +142,7 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
         uri: config.data.uri!, url: config.data.url, headers: config.data.headers, script: config.data.script, runtime: config.data.runtime,
         parameters: config.data.parameters ?? {}, inputs, outputs: body.data?.outputs, trace: body.data?.trace, testcase: body.data?.testcase,
         secrets: await secretsOf(req.scope), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
+        sandbox: ctx.sandbox?.runner(req.scope.projectId),
       };
       const wantsStream = body.flags?.stream === true || (req.headers.accept ?? "").includes("text/event-stream");
       if (wantsStream) {
@@ -163,6 +164,7 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     const failure = asWorkflowError(error);
     if (failure.statusCode >= 500) reply.log.error({ err: failure.cause ?? failure }, "invoke failed");
     reply.headers(envelopeHeaders(ids));
+    if (failure.retryAfterSeconds !== undefined) reply.header("retry-after", String(failure.retryAfterSeconds));
     return reply.code(failure.statusCode).send(failureEnvelope(failure, ids));
   }
 }

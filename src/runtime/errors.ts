@@ -15,6 +15,7 @@ export const ERROR_TYPES = {
   codeFailed: `${DOCS}#v0:code:failed`,
   codeTimeLimit: `${DOCS}#v0:code:time-limit`,
   codeMemoryLimit: `${DOCS}#v0:code:memory-limit`,
+  codeBusy: `${DOCS}#v0:code:busy`,
   internal: `${DOCS}#v0:runtime:internal`,
 } as const;
 
@@ -27,6 +28,8 @@ export type ErrorType = (typeof ERROR_TYPES)[keyof typeof ERROR_TYPES];
 export class WorkflowError extends HttpError {
   readonly type: ErrorType;
   trace?: TraceRecord;
+  /** Seconds after which trying again may succeed, sent as `Retry-After` (429s). */
+  retryAfterSeconds?: number;
 
   constructor(statusCode: number, type: ErrorType, message: string) {
     super(statusCode, message);

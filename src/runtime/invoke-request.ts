@@ -1,3 +1,4 @@
+import type { RunSandbox } from "./code/sandbox.ts";
 import type { Environment, ProviderSecret } from "./providers/resolve.ts";
 
 /** Everything one invocation needs; the caller has already resolved the revision and the secrets. */
@@ -22,6 +23,8 @@ export interface InvokeRequest {
   allowPrivateHooks?: boolean;
   timeouts?: { providerMs?: number; hookMs?: number; codeMs?: number };
   limits?: { codeMemoryBytes?: number; hookResponseBytes?: number };
+  /** Where custom code and user regexes run: the server's sandbox pool for the caller's project; this thread when absent. */
+  sandbox?: RunSandbox;
   /** Fix the trace and root span ids up front (e.g. to send headers before a stream starts). */
   traceIds?: { traceId?: string; spanId?: string };
 }

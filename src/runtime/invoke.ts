@@ -176,6 +176,7 @@ class Invocation {
       parameters: this.parameters,
       outputs: this.request.outputs,
       trace: this.request.trace,
+      sandbox: this.request.sandbox,
       limits: {
         timeMs: this.request.timeouts?.codeMs ?? DEFAULT_SANDBOX_LIMITS.timeMs,
         memoryBytes: this.request.limits?.codeMemoryBytes ?? DEFAULT_SANDBOX_LIMITS.memoryBytes,

@@ -1,29 +1,39 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { SandboxPool } from "../../src/runtime/code/sandbox-pool.ts";
+import type { RunSandbox } from "../../src/runtime/code/sandbox.ts";
 import { WorkflowError } from "../../src/runtime/errors.ts";
 import { invokeWorkflow } from "../../src/runtime/invoke.ts";
 import type { InvokeRequest } from "../../src/runtime/invoke-request.ts";
 
-const code = (script: string, extra: Partial<InvokeRequest> = {}): InvokeRequest => ({
-  uri: "svc:custom:code:v0",
-  script,
-  inputs: { a: 2, b: 3, answer: "Paris" },
-  parameters: { factor: 10 },
-  ...extra,
-});
+const pool = new SandboxPool({ workers: 2, projectConcurrency: 2, projectQueueLimit: 16, queueLimit: 16 });
+afterAll(() => pool.close());
 
-const run = async (script: string, extra: Partial<InvokeRequest> = {}) => (await invokeWorkflow(code(script, extra))).outputs;
+// The same answers whether the script runs in this thread or in the server's sandbox threads.
+describe.each<[string, RunSandbox | undefined]>([
+  ["in this thread", undefined],
+  ["in a sandbox thread", pool.runner("code-test")],
+])("custom code %s", (_where, sandbox) => {
+  const code = (script: string, extra: Partial<InvokeRequest> = {}): InvokeRequest => ({
+    uri: "svc:custom:code:v0",
+    script,
+    inputs: { a: 2, b: 3, answer: "Paris" },
+    parameters: { factor: 10 },
+    sandbox,
+    ...extra,
+  });
 
-async function failure(script: string, extra: Partial<InvokeRequest> = {}): Promise<WorkflowError> {
-  try {
-    await invokeWorkflow(code(script, extra));
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkflowError);
-    return error as WorkflowError;
+  const run = async (script: string, extra: Partial<InvokeRequest> = {}) => (await invokeWorkflow(code(script, extra))).outputs;
+
+  async function failure(script: string, extra: Partial<InvokeRequest> = {}): Promise<WorkflowError> {
+    try {
+      await invokeWorkflow(code(script, extra));
+    } catch (error) {
+      expect(error).toBeInstanceOf(WorkflowError);
+      return error as WorkflowError;
+    }
+    throw new Error("expected the script to fail");
   }
-  throw new Error("expected the script to fail");
-}
 
-describe("custom code", () => {
   it("runs an application's run(inputs, parameters)", async () => {
     expect(await run("function run(inputs, parameters) { return { sum: (inputs.a + inputs.b) * parameters.factor }; }")).toEqual({ sum: 50 });
     expect(await run("const run = (inputs) => `${inputs.answer}!`;")).toBe("Paris!");

@@ -1,5 +1,5 @@
 import { codeFailed, invalidParameters } from "../errors.ts";
-import { DEFAULT_SANDBOX_LIMITS, runInSandbox, type SandboxLimits } from "./sandbox.ts";
+import { DEFAULT_SANDBOX_LIMITS, runInSandbox, type RunSandbox, type SandboxLimits } from "./sandbox.ts";
 
 export interface CodeCall {
   script: unknown;
@@ -9,6 +9,8 @@ export interface CodeCall {
   outputs?: unknown;
   trace?: unknown;
   limits?: Partial<SandboxLimits>;
+  /** Where the script runs: the server's sandbox pool; this thread when absent. */
+  sandbox?: RunSandbox;
 }
 
 export interface CodeResult {
@@ -29,7 +31,7 @@ export async function runCode(call: CodeCall): Promise<CodeResult> {
     throw invalidParameters(`Unsupported code runtime '${String(call.runtime)}': only javascript is available`);
   }
   const limits = { ...DEFAULT_SANDBOX_LIMITS, ...call.limits };
-  const result = await runInSandbox(call.script, [
+  const result = await (call.sandbox ?? runInSandbox)(call.script, [
     { entry: "evaluate", args: [call.inputs, call.outputs ?? null, call.trace ?? null, call.parameters] },
     { entry: "run", args: [call.inputs, call.parameters] },
   ], limits);

@@ -25,6 +25,21 @@ export interface SandboxResult {
   value: unknown;
 }
 
+/** Where a run happens: `runInSandbox` in this thread, or the server's pool of sandbox threads. */
+export type RunSandbox = (
+  script: string,
+  entries: EntryPoint[],
+  limits: SandboxLimits,
+) => Promise<SandboxResult | null>;
+
+/** The failure of a run stopped at its deadline. */
+export const codeTimeLimit = (timeMs: number) =>
+  new WorkflowError(408, ERROR_TYPES.codeTimeLimit, `Script exceeded the time limit of ${timeMs} ms`);
+
+/** The failure of a run stopped at its memory limit. */
+export const codeMemoryLimit = (memoryBytes: number) =>
+  new WorkflowError(422, ERROR_TYPES.codeMemoryLimit, `Script exceeded the memory limit of ${memoryBytes} bytes`);
+
 const PAGE = 64 * 1024;
 const INITIAL_PAGES = 256; // the 16 MB the QuickJS build expects to start with
 
@@ -32,6 +47,11 @@ const INITIAL_PAGES = 256; // the 16 MB the QuickJS build expects to start with
 const PRELUDE = "globalThis.console = { log() {}, info() {}, warn() {}, error() {}, debug() {} };";
 
 let compiled: Promise<WebAssembly.Module> | null = null;
+
+/** Compiles the QuickJS code ahead of the first run (a sandbox thread does it as it starts). */
+export async function prepareSandbox(): Promise<void> {
+  await quickjsCode();
+}
 
 /** The QuickJS WebAssembly code, compiled once; every run instantiates it afresh. */
 function quickjsCode(): Promise<WebAssembly.Module> {
@@ -50,8 +70,8 @@ function quickjsCode(): Promise<WebAssembly.Module> {
  * its own WebAssembly instance whose memory has a hard maximum, so nothing survives between runs and
  * a memory bomb hits a wall instead of the host. The context has only ECMAScript built-ins: no
  * host function is exposed, so there is no require, process, fetch, timer or filesystem. An
- * interrupt handler stops the run at the deadline; the run is synchronous, so the deadline also
- * bounds how long it holds the event loop.
+ * interrupt handler stops the run at the deadline; the run is synchronous and holds its thread, which
+ * is why the server runs it in a sandbox thread (sandbox-pool.ts).
  */
 export async function runInSandbox(script: string, entries: EntryPoint[], limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<SandboxResult | null> {
   for (const { entry } of entries) if (!/^[A-Za-z_$][\w$]*$/.test(entry)) throw new Error(`Invalid entry point name ${entry}`);
@@ -143,7 +163,7 @@ class Run {
   }
 
   timeLimit(): WorkflowError {
-    return new WorkflowError(408, ERROR_TYPES.codeTimeLimit, `Script exceeded the time limit of ${this.limits.timeMs} ms`);
+    return codeTimeLimit(this.limits.timeMs);
   }
 
   failure(error: QuickJSHandle): WorkflowError {
@@ -163,7 +183,7 @@ class Run {
   }
 
   memoryLimit(): WorkflowError {
-    return new WorkflowError(422, ERROR_TYPES.codeMemoryLimit, `Script exceeded the memory limit of ${this.limits.memoryBytes} bytes`);
+    return codeMemoryLimit(this.limits.memoryBytes);
   }
 
   dispose(): void {

@@ -22,6 +22,7 @@ export const customCodeRun: Evaluator = async (context) => {
     parameters,
     outputs: applicationOutput(context),
     trace: request.trace,
+    sandbox: request.sandbox,
     limits: {
       timeMs: request.timeouts?.codeMs ?? DEFAULT_SANDBOX_LIMITS.timeMs,
       memoryBytes: request.limits?.codeMemoryBytes ?? DEFAULT_SANDBOX_LIMITS.memoryBytes,

@@ -22,7 +22,7 @@ export const regexTest: Evaluator = async (context) => {
   const text = outputText(context);
   const span = context.openSpan("regex.search", "code");
   span.set({ pattern: regex.source, flags: regex.flags });
-  const result = await runInSandbox(MATCHER, [{ entry: "search", args: [regex.source, regex.flags, text] }], {
+  const result = await (context.request.sandbox ?? runInSandbox)(MATCHER, [{ entry: "search", args: [regex.source, regex.flags, text] }], {
     ...DEFAULT_SANDBOX_LIMITS,
     timeMs: context.request.timeouts?.codeMs ?? DEFAULT_SANDBOX_LIMITS.timeMs,
     ...(context.request.limits?.codeMemoryBytes !== undefined && { memoryBytes: context.request.limits.codeMemoryBytes }),
