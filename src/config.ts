@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { DEFAULT_TEMPLATE_LIMITS } from "./runtime/templates/render-budget.ts";
 
 /** Everything the server reads from its environment, in one place (the README's configuration table). */
 export interface Config {
@@ -13,6 +14,9 @@ export interface Config {
   secretKey: string | null;
   allowPrivateHooks: boolean;
   workers: number;
+  /** The rendering budget of one prompt: output bytes and evaluation steps. */
+  templateMaxBytes: number;
+  templateMaxSteps: number;
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -36,5 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",
     workers: env.TESSERA_WORKERS === "auto" ? 0 : integer("TESSERA_WORKERS", env.TESSERA_WORKERS, 1),
+    templateMaxBytes: integer("TESSERA_TEMPLATE_MAX_BYTES", env.TESSERA_TEMPLATE_MAX_BYTES, DEFAULT_TEMPLATE_LIMITS.maxBytes),
+    templateMaxSteps: integer("TESSERA_TEMPLATE_MAX_STEPS", env.TESSERA_TEMPLATE_MAX_STEPS, DEFAULT_TEMPLATE_LIMITS.maxSteps),
   };
 }

@@ -142,6 +142,7 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
         uri: config.data.uri!, url: config.data.url, headers: config.data.headers, script: config.data.script, runtime: config.data.runtime,
         parameters: config.data.parameters ?? {}, inputs, outputs: body.data?.outputs, trace: body.data?.trace, testcase: body.data?.testcase,
         secrets: await secretsOf(req.scope), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
+        limits: { templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps } },
       };
       const wantsStream = body.flags?.stream === true || (req.headers.accept ?? "").includes("text/event-stream");
       if (wantsStream) {
