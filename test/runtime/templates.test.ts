@@ -262,6 +262,19 @@ describe("the rendering budget", () => {
     expect(jinja).toContain("5000. QUESTION 4999 -> answer 4999");
   });
 
+  it("reads long templates in one pass: unclosed braces and long blank runs are not rescanned", () => {
+    expect(render("curly", "{{".repeat(100_000), {})).toHaveLength(200_000);
+    expect(render("jinja2", `x${" ".repeat(100_000)}{{- 1 }}`, {})).toBe("x1");
+    expect(render("jinja2", `${" ".repeat(100_000)}x{{- 1 }}`, {})).toHaveLength(100_002);
+    expect(render("mustache", `${" ".repeat(100_000)}x{{#a}}{{/a}}\n`, { a: [] })).toHaveLength(100_002);
+    expect(render("mustache", "a\n  {{#a}}  \r\nb\n{{/a}}", { a: [1] })).toBe("a\nb\n");
+  });
+
+  it("charges parsing too: a template of a million tags runs out of steps", () => {
+    expect(exhaust("jinja2", "{{ 1 }}".repeat(300_000), {}).error.variable).toBe(STEPS);
+    expect(exhaust("mustache", "{{!}}".repeat(1_100_000), {}).error.variable).toBe(STEPS);
+  });
+
   it("shares one budget across everything rendered with it", () => {
     const budget = new RenderBudget({ maxBytes: 25_000, maxSteps: 1_000_000 });
     expect(renderTemplate("curly", "{{ x }}", { x: tenKb }, budget)).toHaveLength(10_000);

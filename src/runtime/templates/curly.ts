@@ -5,8 +5,6 @@ import type { RenderBudget } from "./render-budget.ts";
 import { missingVariables } from "./template-error.ts";
 import { valueText } from "./value-text.ts";
 
-const PLACEHOLDER = /\{\{([\s\S]*?)\}\}/g;
-
 /**
  * `{{ expr }}` where expr is a dot path, a `$…` JSONPath or a `/…` JSON Pointer. One pass: a value
  * that itself contains `{{…}}` is written as is, never rendered again.
@@ -15,14 +13,17 @@ export function renderCurly(template: string, context: JsonObject, budget: Rende
   const missing: string[] = [];
   let output = "";
   let literalStart = 0;
-  for (const match of template.matchAll(PLACEHOLDER)) {
-    output += budget.emit(template.slice(literalStart, match.index));
-    literalStart = match.index + match[0].length;
-    const expression = match[1].trim();
+  // indexOf, not a lazy regex: with many `{{` and no `}}` the regex rescans to the end from each one.
+  for (let open = template.indexOf("{{"); open !== -1; open = template.indexOf("{{", literalStart)) {
+    const close = template.indexOf("}}", open + 2);
+    if (close === -1) break;
+    output += budget.emit(template.slice(literalStart, open));
+    literalStart = close + 2;
+    const expression = template.slice(open + 2, close).trim();
     const value = resolveExpression(context, expression, budget);
     if (value === MISSING) {
       missing.push(expression);
-      output += budget.emit(match[0]);
+      output += budget.emit(template.slice(open, close + 2));
     } else {
       output += budget.emit(valueText(value, budget));
     }

@@ -2,6 +2,7 @@ import type { JsonObject } from "./json-data.ts";
 import type { RenderBudget } from "./render-budget.ts";
 import { Interpreter } from "./jinja/interpreter.ts";
 import { tokenize } from "./jinja/lexer.ts";
+import { withBudget } from "./jinja/limits.ts";
 import { parse } from "./jinja/parser.ts";
 
 /**
@@ -10,5 +11,5 @@ import { parse } from "./jinja/parser.ts";
  * filters, tests and methods. Undefined values print as empty.
  */
 export function renderJinja(template: string, context: JsonObject, budget: RenderBudget): string {
-  return new Interpreter(context, budget).render(parse(tokenize(template)));
+  return withBudget(budget, () => new Interpreter(context, budget).render(parse(tokenize(template))));
 }

@@ -14,12 +14,13 @@ type Node =
   | { type: "section"; name: string; inverted: boolean; children: Node[] };
 
 export function renderMustache(template: string, context: JsonObject, budget: RenderBudget): string {
-  return renderNodes(parse(template), [context], budget);
+  return renderNodes(parse(template, budget), [context], budget);
 }
 
 const STANDALONE_TAGS = new Set(["#", "^", "/", "!", ">"]);
 
-function parse(template: string): Node[] {
+/** Each tag is a step. Standalone lines are found by scanning only the blanks around a tag, never the whole line. */
+function parse(template: string, budget: RenderBudget): Node[] {
   const root: Node[] = [];
   const open: { name: string; parentChildren: Node[] }[] = [];
   let children = root;
@@ -36,6 +37,7 @@ function parse(template: string): Node[] {
       text += template.slice(i);
       break;
     }
+    budget.step();
     text += template.slice(i, start);
     const triple = template.startsWith("{{{", start);
     const closer = triple ? "}}}" : "}}";
@@ -47,13 +49,16 @@ function parse(template: string): Node[] {
     let end = close + closer.length;
 
     if (STANDALONE_TAGS.has(sigil)) {
-      const lineStart = template.lastIndexOf("\n", start - 1) + 1;
-      const newline = template.indexOf("\n", end);
-      const before = template.slice(lineStart, start);
-      const after = template.slice(end, newline === -1 ? template.length : newline);
-      if (lineStart >= lastTagEnd && /^[ \t]*$/.test(before) && /^[ \t]*\r?$/.test(after)) {
-        text = text.slice(0, text.length - before.length);
-        end = newline === -1 ? template.length : newline + 1;
+      let lineStart = start;
+      while (lineStart > 0 && (template[lineStart - 1] === " " || template[lineStart - 1] === "\t")) lineStart--;
+      let lineEnd = end;
+      while (lineEnd < template.length && (template[lineEnd] === " " || template[lineEnd] === "\t")) lineEnd++;
+      if (template[lineEnd] === "\r" && template[lineEnd + 1] === "\n") lineEnd++;
+      const startsLine = lineStart === 0 || template[lineStart - 1] === "\n";
+      const endsLine = lineEnd === template.length || template[lineEnd] === "\n";
+      if (startsLine && endsLine && lineStart >= lastTagEnd) {
+        text = text.slice(0, text.length - (start - lineStart));
+        end = lineEnd === template.length ? lineEnd : lineEnd + 1;
       }
     }
 
