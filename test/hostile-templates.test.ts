@@ -61,6 +61,15 @@ describe("hostile templates on the invoke route", () => {
     expect(trace.status).toMatchObject({ code: 400, type: envelope.status.type });
   });
 
+  it("stops the bomb before the provider when the answer is streamed too", async () => {
+    const body = { ...completion("mustache", [{ role: "user", content: "{{#x}}{{#x}}{{#x}}y{{/x}}{{/x}}{{/x}}" }], {
+      x: Array.from({ length: 1000 }, (_, i) => i),
+    }), flags: { stream: true } };
+    const [res, calls] = await providerCallsDuring(() => invoke("completion", body));
+    expect(calls).toBe(0);
+    expect(res.body).toContain("TESSERA_TEMPLATE_MAX_STEPS");
+  });
+
   it("counts every message against one budget: small ones cannot add up past the output cap", async () => {
     const messages = Array.from({ length: 30 }, () => ({ role: "user", content: "{{x}}" }));
     const [res, calls] = await providerCallsDuring(() => invoke("completion", completion("curly", messages, { x: "a".repeat(50_000) })));

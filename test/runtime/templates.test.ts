@@ -248,6 +248,10 @@ describe("the rendering budget", () => {
     const big = Array.from({ length: 100_000 }, (_, i) => i);
     expect(exhaust("jinja2", "{% for i in range(100) %}{% if x == y %}{% endif %}{% endfor %}", { x: big, y: [...big] }).error.variable).toBe(STEPS);
     expect(exhaust("jinja2", "{% for i in range(100) %}{{ x|list|length }}{% endfor %}", { x: "a".repeat(100_000) }).error.variable).toBe(STEPS);
+    const document = "word ".repeat(200_000);
+    for (const reader of ["{{ x|wordcount }}", "{{ x.count('w') }}", "{% if x == y %}{% endif %}", "{% if x < y %}{% endif %}"]) {
+      expect(exhaust("jinja2", `{% for i in range(300) %}${reader}{% endfor %}`, { x: document, y: `${document}!` }).error.variable, reader).toBe(STEPS);
+    }
     expect(render("jinja2", "{{ range(20000)|unique|list|length }}", {})).toBe("20000");
   });
 

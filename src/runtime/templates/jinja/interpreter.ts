@@ -200,16 +200,18 @@ export class Interpreter implements FilterHelpers {
     }
     if (callee.type === "attr") {
       const receiver = this.evaluate(callee.object, scope);
+      if (typeof receiver === "string") this.budget.work(receiver.length);
       return this.produced(callMethod(receiver, callee.name, this.arguments(expr.args, expr.kwargs, scope)));
     }
     const name = callee.type === "name" ? `'${callee.name}'` : "this expression";
     throw new TemplateError(`${name} is not callable`);
   }
 
-  /** A filter's result is paid for by its size: most filters walk or copy what they are given. */
+  /** A filter pays for the text it reads and for the size of what it returns. */
   filter(name: string, value: unknown, args: Arguments): unknown {
     const filter = FILTERS.get(name);
     if (!filter) throw new TemplateError(`Unknown filter '${name}'`);
+    if (typeof value === "string") this.budget.work(value.length);
     return this.produced(filter(value, args, this));
   }
 

@@ -110,7 +110,8 @@ function quote(text: string): string {
 
 /** Deep equality; each node compared is a step. */
 export function equals(a: unknown, b: unknown): boolean {
-  budget().step();
+  if (typeof a === "string" && typeof b === "string") budget().work(Math.min(a.length, b.length));
+  else budget().step();
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => equals(x, b[i]));
   if (isMapping(a) && isMapping(b)) {
@@ -122,7 +123,8 @@ export function equals(a: unknown, b: unknown): boolean {
 
 /** Ordering is defined between numbers, between strings and between lists, as in Python. */
 export function compare(a: unknown, b: unknown): number {
-  budget().step();
+  if (typeof a === "string" && typeof b === "string") budget().work(Math.min(a.length, b.length));
+  else budget().step();
   if (typeof a === "number" && typeof b === "number") return a - b;
   if (typeof a === "boolean" || typeof b === "boolean") return compare(Number(a), Number(b));
   if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
