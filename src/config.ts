@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { DEFAULT_TEMPLATE_LIMITS } from "./runtime/templates/render-budget.ts";
+import { DEFAULT_TEMPLATE_LIMITS as TEMPLATE_DEFAULTS } from "./runtime/templates/render-budget.ts";
 
 /** Everything the server reads from its environment, in one place (the README's configuration table). */
 export interface Config {
@@ -40,7 +40,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",
     workers: env.TESSERA_WORKERS === "auto" ? 0 : integer("TESSERA_WORKERS", env.TESSERA_WORKERS, 1),
-    templateMaxBytes: integer("TESSERA_TEMPLATE_MAX_BYTES", env.TESSERA_TEMPLATE_MAX_BYTES, DEFAULT_TEMPLATE_LIMITS.maxBytes),
-    templateMaxSteps: integer("TESSERA_TEMPLATE_MAX_STEPS", env.TESSERA_TEMPLATE_MAX_STEPS, DEFAULT_TEMPLATE_LIMITS.maxSteps),
+    templateMaxBytes: integer("TESSERA_TEMPLATE_MAX_BYTES", env.TESSERA_TEMPLATE_MAX_BYTES, TEMPLATE_DEFAULTS.maxBytes),
+    templateMaxSteps: integer("TESSERA_TEMPLATE_MAX_STEPS", env.TESSERA_TEMPLATE_MAX_STEPS, TEMPLATE_DEFAULTS.maxSteps),
   };
 }

@@ -22,7 +22,7 @@ export interface InvokeRequest {
   /** From `TESSERA_ALLOW_PRIVATE_HOOKS=true`: lets hooks and custom provider URLs reach private addresses over http. */
   allowPrivateHooks?: boolean;
   timeouts?: { providerMs?: number; hookMs?: number; codeMs?: number };
-  /** `templates`: the rendering budget of one prompt, from TESSERA_TEMPLATE_MAX_BYTES and TESSERA_TEMPLATE_MAX_STEPS. */
+  /** `templates`: one prompt's rendering budget (TESSERA_TEMPLATE_MAX_BYTES, TESSERA_TEMPLATE_MAX_STEPS). */
   limits?: { codeMemoryBytes?: number; hookResponseBytes?: number; templates?: TemplateLimits };
   /** Fix the trace and root span ids up front (e.g. to send headers before a stream starts). */
   traceIds?: { traceId?: string; spanId?: string };

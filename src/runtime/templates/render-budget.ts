@@ -10,6 +10,7 @@ export interface TemplateLimits {
   maxSteps: number;
 }
 
+/** 1 MiB of rendered text and a million steps: well past any real prompt, far below what hurts the server. */
 export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { maxBytes: 1024 * 1024, maxSteps: 1_000_000 };
 
 /** Characters of intermediate data one step pays for (copying strings is work too). */

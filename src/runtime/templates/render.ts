@@ -24,7 +24,9 @@ export function isTemplateFormat(value: unknown): value is TemplateFormat {
  * Renders one string; throws TemplateError for bad syntax or missing variables, TemplateLimitError
  * when the budget (shared by everything rendered for one prompt) runs out.
  */
-export function renderTemplate(format: TemplateFormat, template: string, context: JsonObject, budget = new RenderBudget()): string {
+export function renderTemplate(
+  format: TemplateFormat, template: string, context: JsonObject, budget = new RenderBudget(),
+): string {
   try {
     return RENDERERS[format](template, context, budget);
   } catch (error) {

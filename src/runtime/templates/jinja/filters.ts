@@ -107,7 +107,9 @@ export const FILTERS = new Map<string, Filter>([
     const first = truthy(a.get(1, "first", false));
     const blank = truthy(a.get(2, "blank", false));
     const lines = text(v).split("\n");
-    return joinWithin(lines.map((line, i) => ((i > 0 || first) && (blank || line.trim() !== "") ? pad + line : line)), "\n", (line) => line);
+    const padded = (line: string, i: number) => ((i > 0 || first) && (blank || line.trim() !== "") ? pad + line : line);
+    let index = 0;
+    return joinWithin(lines, "\n", (line) => padded(line, index++));
   }],
   ["int", (v, a) => {
     if (typeof v === "number") return Math.trunc(v);

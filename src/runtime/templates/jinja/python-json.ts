@@ -28,7 +28,8 @@ function dump(value: unknown, step: string | null, current: string, meter: (char
   if (isMapping(value)) {
     const keys = Object.keys(value).sort();
     if (keys.length === 0) return "{}";
-    return `{${open}${keys.map((k) => `${dump(k, step, inner, meter)}: ${dump(value[k], step, inner, meter)}`).join(comma)}${close}}`;
+    const entries = keys.map((k) => `${dump(k, step, inner, meter)}: ${dump(value[k], step, inner, meter)}`);
+    return `{${open}${entries.join(comma)}${close}}`;
   }
   throw new TemplateError("Object of this type is not JSON serializable");
 }
