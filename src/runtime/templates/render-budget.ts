@@ -14,7 +14,7 @@ export interface TemplateLimits {
 export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { maxBytes: 1024 * 1024, maxSteps: 1_000_000 };
 
 /** Characters of intermediate data one step pays for (copying strings is work too). */
-const CHARS_PER_STEP = 256;
+const CHARS_PER_STEP = 16;
 
 /** The budget ran out: not a template mistake but a limit, named with the variable that sets it. */
 export class TemplateLimitError extends Error {
