@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { DEFAULT_TEMPLATE_LIMITS as TEMPLATE_DEFAULTS } from "./runtime/templates/render-budget.ts";
 
 /** Everything the server reads from its environment, in one place (the README's configuration table). */
 export interface Config {
@@ -26,6 +27,9 @@ export interface Config {
   };
   /** The code sandbox's pool of threads and its limits (src/runtime/code/sandbox-pool.ts). */
   sandbox: { workers: number; projectConcurrency: number; projectQueueLimit: number; queueLimit: number };
+  /** The rendering budget of one prompt: output bytes and evaluation steps. */
+  templateMaxBytes: number;
+  templateMaxSteps: number;
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -58,6 +62,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",
     workers: env.TESSERA_WORKERS === "auto" ? 0 : integer("TESSERA_WORKERS", env.TESSERA_WORKERS, 1),
+    templateMaxBytes: integer("TESSERA_TEMPLATE_MAX_BYTES", env.TESSERA_TEMPLATE_MAX_BYTES, TEMPLATE_DEFAULTS.maxBytes),
+    templateMaxSteps: integer("TESSERA_TEMPLATE_MAX_STEPS", env.TESSERA_TEMPLATE_MAX_STEPS, TEMPLATE_DEFAULTS.maxSteps),
     evaluations: {
       batches: integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2),
       batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 50)),

@@ -109,7 +109,10 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         const r = revisions.get(step.key)!;
         return withRateLimitRetries(options, signal, () => runRevision(ctx.traces, {
           scope, data: r.data, references: r.refs, inputs, outputs, testcase,
-          options: { secrets, allowPrivateHooks: ctx.config.allowPrivateHooks, sandbox: ctx.sandbox?.runner(scope.projectId) },
+          options: {
+            secrets, allowPrivateHooks: ctx.config.allowPrivateHooks, sandbox: ctx.sandbox?.runner(scope.projectId),
+            limits: { templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps } },
+          },
         }));
       };
 

@@ -143,6 +143,7 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
         parameters: config.data.parameters ?? {}, inputs, outputs: body.data?.outputs, trace: body.data?.trace, testcase: body.data?.testcase,
         secrets: await secretsOf(req.scope), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
         sandbox: ctx.sandbox?.runner(req.scope.projectId),
+        limits: { templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps } },
       };
       const wantsStream = body.flags?.stream === true || (req.headers.accept ?? "").includes("text/event-stream");
       if (wantsStream) {

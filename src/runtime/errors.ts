@@ -16,6 +16,7 @@ export const ERROR_TYPES = {
   codeTimeLimit: `${DOCS}#v0:code:time-limit`,
   codeMemoryLimit: `${DOCS}#v0:code:memory-limit`,
   codeBusy: `${DOCS}#v0:code:busy`,
+  templateLimit: `${DOCS}#v0:templates:limit`,
   internal: `${DOCS}#v0:runtime:internal`,
 } as const;
 
@@ -45,6 +46,8 @@ export const forbiddenAddress = (message: string) => new WorkflowError(400, ERRO
 export const upstreamFailed = (message: string) => new WorkflowError(502, ERROR_TYPES.upstreamFailed, message);
 export const upstreamTimeout = (message: string) => new WorkflowError(504, ERROR_TYPES.upstreamTimeout, message);
 export const codeFailed = (message: string) => new WorkflowError(422, ERROR_TYPES.codeFailed, message);
+/** A prompt whose templates would render past TESSERA_TEMPLATE_MAX_BYTES or TESSERA_TEMPLATE_MAX_STEPS. */
+export const templateLimit = (message: string) => new WorkflowError(400, ERROR_TYPES.templateLimit, message);
 
 /** Anything thrown that is not already a WorkflowError is our bug: answer 500 without leaking internals. */
 export function toWorkflowError(error: unknown): WorkflowError {

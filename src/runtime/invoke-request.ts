@@ -1,5 +1,6 @@
 import type { RunSandbox } from "./code/sandbox.ts";
 import type { Environment, ProviderSecret } from "./providers/resolve.ts";
+import type { TemplateLimits } from "./templates/render-budget.ts";
 
 /** Everything one invocation needs; the caller has already resolved the revision and the secrets. */
 export interface InvokeRequest {
@@ -22,7 +23,8 @@ export interface InvokeRequest {
   /** From `TESSERA_ALLOW_PRIVATE_HOOKS=true`: lets hooks and custom provider URLs reach private addresses over http. */
   allowPrivateHooks?: boolean;
   timeouts?: { providerMs?: number; hookMs?: number; codeMs?: number };
-  limits?: { codeMemoryBytes?: number; hookResponseBytes?: number };
+  /** `templates`: one prompt's rendering budget (TESSERA_TEMPLATE_MAX_BYTES, TESSERA_TEMPLATE_MAX_STEPS). */
+  limits?: { codeMemoryBytes?: number; hookResponseBytes?: number; templates?: TemplateLimits };
   /** Where custom code and user regexes run: the server's sandbox pool for the caller's project; this thread when absent. */
   sandbox?: RunSandbox;
   /** Fix the trace and root span ids up front (e.g. to send headers before a stream starts). */

@@ -123,7 +123,7 @@ class Invocation {
   }
 
   llmCall(mode: PromptMode): LlmCall {
-    const prompt = renderPrompt(this.parameters, this.inputs, mode);
+    const prompt = renderPrompt(this.parameters, this.inputs, mode, this.request.limits?.templates);
     this.handlerSpan!.set({ template_format: prompt.templateFormat, messages: prompt.messages });
     const target = resolveModelTarget(prompt.llmConfig.model, this.request.secrets ?? [], this.request.env ?? process.env);
     const { model: _model, ...settings } = prompt.llmConfig;

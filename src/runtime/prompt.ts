@@ -1,6 +1,7 @@
-import { invalidInputs, invalidParameters } from "./errors.ts";
+import { invalidInputs, invalidParameters, templateLimit } from "./errors.ts";
 import { type LlmConfig, parseLlmConfig } from "./llm-config.ts";
 import { type ChatMessage, parseMessages } from "./messages.ts";
+import { RenderBudget, TemplateLimitError, type TemplateLimits } from "./templates/render-budget.ts";
 import { isTemplateFormat, renderTemplate, type TemplateFormat } from "./templates/render.ts";
 import { TemplateError } from "./templates/template-error.ts";
 
@@ -17,9 +18,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /**
  * Turns `parameters.prompt` and the inputs into the messages to send: every message's text and the
  * response format are rendered with the inputs; in chat mode `inputs.messages` (the history) is
- * appended after them as it is. Every missing variable is reported at once.
+ * appended after them as it is. Every missing variable is reported at once. One budget of `limits`
+ * covers all of it.
  */
-export function renderPrompt(parameters: Record<string, unknown>, inputs: Record<string, unknown>, mode: PromptMode): RenderedPrompt {
+export function renderPrompt(
+  parameters: Record<string, unknown>, inputs: Record<string, unknown>, mode: PromptMode, limits?: TemplateLimits,
+): RenderedPrompt {
   const prompt = parameters.prompt;
   if (!isObject(prompt)) throw invalidParameters("parameters.prompt is required and must be an object");
   const format = prompt.template_format ?? "curly";
@@ -33,7 +37,7 @@ export function renderPrompt(parameters: Record<string, unknown>, inputs: Record
   // A variable literally named `inputs` wins over the nested copy, as literal keys win in paths.
   const context = { inputs: variables, ...variables };
 
-  const { render, renderAll, missing } = templateRenderer(format, context);
+  const { render, renderAll, missing } = templateRenderer(format, context, limits);
   const rendered = renderAll(messages, "prompt.messages");
   const rawConfig = { ...prompt.llm_config };
   if (rawConfig.response_format !== undefined) rawConfig.response_format = renderStrings(rawConfig.response_format, (s) => render(s, "llm_config.response_format"));
@@ -49,14 +53,17 @@ export function renderPrompt(parameters: Record<string, unknown>, inputs: Record
 
 /**
  * Renders message texts (string contents and `text` parts) with one context, collecting every
- * missing variable instead of stopping at the first, so that one error can name them all.
+ * missing variable instead of stopping at the first, so that one error can name them all. Everything
+ * it renders shares one budget, so many small messages cannot add up past the limits.
  */
-export function templateRenderer(format: TemplateFormat, context: Record<string, unknown>) {
+export function templateRenderer(format: TemplateFormat, context: Record<string, unknown>, limits?: TemplateLimits) {
   const missing: string[] = [];
+  const budget = new RenderBudget(limits);
   const render = (template: string, where: string): string => {
     try {
-      return renderTemplate(format, template, context as never);
+      return renderTemplate(format, template, context as never, budget);
     } catch (error) {
+      if (error instanceof TemplateLimitError) throw templateLimit(`${error.message} in ${where}`);
       if (!(error instanceof TemplateError)) throw error;
       if (error.missing.length === 0) throw invalidParameters(`Invalid ${format} template in ${where}: ${error.message}`);
       missing.push(...error.missing);

@@ -15,7 +15,7 @@ export interface RevisionCall {
   inputs: Record<string, unknown>;
   outputs?: unknown;
   testcase?: unknown;
-  options: Pick<InvokeRequest, "secrets" | "allowPrivateHooks" | "sandbox">;
+  options: Pick<InvokeRequest, "secrets" | "allowPrivateHooks" | "sandbox" | "limits">;
 }
 
 export type RevisionOutcome =

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { renderTemplate, type TemplateFormat } from "../../src/runtime/templates/render.ts";
+import { RenderBudget, TemplateLimitError, type TemplateLimits } from "../../src/runtime/templates/render-budget.ts";
 import { TemplateError } from "../../src/runtime/templates/template-error.ts";
 
 const context = {
@@ -155,10 +156,7 @@ describe("jinja2", () => {
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 
-  it("bounds runaway templates", () => {
-    expect(renderError("jinja2", "{% for i in range(1000000000) %}x{% endfor %}").message).toMatch(/limited/);
-    expect(renderError("jinja2", "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}").message).toMatch(/budget/);
-    expect(renderError("jinja2", "{{ 'x' * 100000000 }}").message).toMatch(/too large/);
+  it("refuses nesting too deep to parse", () => {
     expect(renderError("jinja2", `{{ ${"(".repeat(5000)}1${")".repeat(5000)} }}`).message).toMatch(/too deep|nested/);
   });
 
@@ -166,5 +164,125 @@ describe("jinja2", () => {
     expect(renderError("jinja2", "{% if x %}unclosed").message).toMatch(/endif/);
     expect(renderError("jinja2", "{{ x|shell }}").message).toMatch(/Unknown filter 'shell'/);
     expect(renderError("jinja2", "{% import 'os' as os %}").message).toMatch(/Unsupported tag/);
+  });
+});
+
+/** Renders with a budget of its own and returns the limit it hit, with the budget as it stood then. */
+function exhaust(format: TemplateFormat, template: string, ctx: Record<string, unknown>, limits?: TemplateLimits) {
+  const budget = new RenderBudget(limits);
+  try {
+    renderTemplate(format, template, ctx, budget);
+  } catch (error) {
+    expect(error).toBeInstanceOf(TemplateLimitError);
+    return { error: error as TemplateLimitError, budget };
+  }
+  throw new Error(`expected ${JSON.stringify(template.slice(0, 80))} to exceed its budget`);
+}
+
+const BYTES = "TESSERA_TEMPLATE_MAX_BYTES";
+const STEPS = "TESSERA_TEMPLATE_MAX_STEPS";
+const thousand = Array.from({ length: 1000 }, (_, i) => i);
+const tenKb = "a".repeat(10_000);
+
+describe("the rendering budget", () => {
+  it("stops the nested-section bomb after its step budget, having written next to nothing", () => {
+    const { error, budget } = exhaust("mustache", "{{#x}}{{#x}}{{#x}}y{{/x}}{{/x}}{{/x}}", { x: thousand });
+    expect(error.variable).toBe(STEPS);
+    expect(error.message).toMatch(/TESSERA_TEMPLATE_MAX_STEPS \(1000000 steps\)/);
+    expect(budget.bytes).toBeLessThan(1_000_000);
+  });
+
+  it("caps the output of every format while it is written, never past the cap", () => {
+    const cases: [TemplateFormat, string][] = [
+      ["curly", "{{ x }}".repeat(200)],
+      ["mustache", "{{x}}".repeat(200)],
+      ["fstring", "{x}".repeat(200)],
+      ["jinja2", "{% for i in range(200) %}{{ x }}{% endfor %}"],
+    ];
+    for (const [format, template] of cases) {
+      const { error, budget } = exhaust(format, template, { x: tenKb }, { maxBytes: 100_000, maxSteps: 1_000_000 });
+      expect(error.variable, format).toBe(BYTES);
+      expect(error.message).toContain("TESSERA_TEMPLATE_MAX_BYTES (100000 bytes");
+      expect(budget.bytes, format).toBeLessThanOrEqual(100_000);
+    }
+  });
+
+  it("counts rendered bytes as UTF-8", () => {
+    const { error } = exhaust("curly", "{{ x }}", { x: "é".repeat(600) }, { maxBytes: 1000, maxSteps: 1000 });
+    expect(error.variable).toBe(BYTES);
+    expect(render("curly", "{{ x }}", { x: "é".repeat(400) })).toHaveLength(400);
+  });
+
+  it("caps work: sections, loops and placeholders all spend steps", () => {
+    const limits = { maxBytes: 1_000_000, maxSteps: 5_000 };
+    expect(exhaust("mustache", "{{#x}}{{^y}}{{/y}}{{/x}}", { x: thousand.concat(thousand, thousand) }, limits).error.variable).toBe(STEPS);
+    expect(exhaust("curly", "{{ x }}".repeat(6_000), { x: "" }, limits).error.variable).toBe(STEPS);
+    expect(exhaust("fstring", "{x}".repeat(6_000), { x: "" }, limits).error.variable).toBe(STEPS);
+    expect(exhaust("jinja2", "{% for i in x %}{% for j in x %}{% endfor %}{% endfor %}", { x: thousand }, limits).error.variable).toBe(STEPS);
+  });
+
+  it("prices JSONPath walks and serialised objects by their size", () => {
+    const wide = { rows: Array.from({ length: 2000 }, (_, i) => ({ i, tags: ["a", "b"] })) };
+    const limits = { maxBytes: 10_000_000, maxSteps: 5_000 };
+    expect(exhaust("curly", "{{ $..tags }}", wide, limits).error.variable).toBe(STEPS);
+    expect(exhaust("curly", "{{ rows }}", wide, limits).error.variable).toBe(STEPS);
+    expect(exhaust("mustache", "{{ rows }}", wide, { maxBytes: 1_000, maxSteps: 1_000_000 }).error.variable).toBe(BYTES);
+  });
+
+  it("refuses jinja values before building them: repetition, range, concatenation, join", () => {
+    expect(exhaust("jinja2", "{{ 'x' * 10**9 }}", {}).error.variable).toBe(BYTES);
+    expect(exhaust("jinja2", "{{ [1] * 10**9 }}", {}).error.variable).toBe(STEPS);
+    expect(exhaust("jinja2", "{% for i in range(10**9) %}{% endfor %}", {}).error.variable).toBe(STEPS);
+    expect(exhaust("jinja2", "{{ range(10**9)|length }}", {}).error.variable).toBe(STEPS);
+    expect(exhaust("jinja2", "{{ range(1000)|join('y' * 5000) }}", {}).error.variable).toBe(BYTES);
+    expect(exhaust("jinja2", "{{ ([x] * 1000)|join(',') }}", { x: thousand }).error.variable).toBe(BYTES);
+    expect(exhaust("jinja2", "{{ [x] * 1000 }}", { x: thousand }).error.variable).toBe(BYTES);
+    expect(exhaust("jinja2", "{{ ([x] * 1000)|tojson }}", { x: thousand }).error.variable).toBe(BYTES);
+    expect(exhaust("jinja2", "{{ x|replace('a', x) }}", { x: tenKb }).error.variable).toBe(BYTES);
+    expect(exhaust("jinja2", "{{ x|center(10**8) }}", { x: "a" }).error.variable).toBe(BYTES);
+  });
+
+  it("prices jinja work that reads big values: accumulation, comparison, string walks, unique", () => {
+    const grow = "{% set ns = namespace(s='') %}{% for i in range(100000) %}{% set ns.s = ns.s ~ 'xxxxxxxxxx' %}{% endfor %}";
+    expect(exhaust("jinja2", grow, {}).error.variable).toBe(STEPS);
+    const big = Array.from({ length: 100_000 }, (_, i) => i);
+    expect(exhaust("jinja2", "{% for i in range(100) %}{% if x == y %}{% endif %}{% endfor %}", { x: big, y: [...big] }).error.variable).toBe(STEPS);
+    expect(exhaust("jinja2", "{% for i in range(100) %}{{ x|list|length }}{% endfor %}", { x: "a".repeat(100_000) }).error.variable).toBe(STEPS);
+    const document = "word ".repeat(200_000);
+    for (const reader of ["{{ x|wordcount }}", "{{ x.count('w') }}", "{% if x == y %}{% endif %}", "{% if x < y %}{% endif %}"]) {
+      expect(exhaust("jinja2", `{% for i in range(300) %}${reader}{% endfor %}`, { x: document, y: `${document}!` }).error.variable, reader).toBe(STEPS);
+    }
+    expect(render("jinja2", "{{ range(20000)|unique|list|length }}", {})).toBe("20000");
+  });
+
+  it("renders large but legal prompts", () => {
+    const document = "word ".repeat(100_000);
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ q: `question ${i}`, a: `answer ${i}` }));
+    expect(render("curly", "Summarise:\n{{ document }}", { document })).toHaveLength(document.length + 11);
+    expect(render("fstring", "Summarise:\n{document}", { document })).toHaveLength(document.length + 11);
+    const mustache = render("mustache", "{{#rows}}Q: {{q}}\nA: {{a}}\n{{/rows}}", { rows });
+    expect(mustache.split("\n")).toHaveLength(10_001);
+    const jinja = render("jinja2", "{% for r in rows %}{{ loop.index }}. {{ r.q|upper }} -> {{ r.a }}\n{% endfor %}", { rows });
+    expect(jinja).toContain("5000. QUESTION 4999 -> answer 4999");
+  });
+
+  it("reads long templates in one pass: unclosed braces and long blank runs are not rescanned", () => {
+    expect(render("curly", "{{".repeat(100_000), {})).toHaveLength(200_000);
+    expect(render("jinja2", `x${" ".repeat(100_000)}{{- 1 }}`, {})).toBe("x1");
+    expect(render("jinja2", `${" ".repeat(100_000)}x{{- 1 }}`, {})).toHaveLength(100_002);
+    expect(render("mustache", `${" ".repeat(100_000)}x{{#a}}{{/a}}\n`, { a: [] })).toHaveLength(100_002);
+    expect(render("mustache", "a\n  {{#a}}  \r\nb\n{{/a}}", { a: [1] })).toBe("a\nb\n");
+  });
+
+  it("charges parsing too: a template of a million tags runs out of steps", () => {
+    expect(exhaust("jinja2", "{{ 1 }}".repeat(300_000), {}).error.variable).toBe(STEPS);
+    expect(exhaust("mustache", "{{!}}".repeat(1_100_000), {}).error.variable).toBe(STEPS);
+  });
+
+  it("shares one budget across everything rendered with it", () => {
+    const budget = new RenderBudget({ maxBytes: 25_000, maxSteps: 1_000_000 });
+    expect(renderTemplate("curly", "{{ x }}", { x: tenKb }, budget)).toHaveLength(10_000);
+    expect(renderTemplate("jinja2", "{{ x }}", { x: tenKb }, budget)).toHaveLength(10_000);
+    expect(() => renderTemplate("mustache", "{{ x }}", { x: tenKb }, budget)).toThrow(/TESSERA_TEMPLATE_MAX_BYTES/);
   });
 });

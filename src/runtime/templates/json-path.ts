@@ -1,4 +1,5 @@
 import { isJsonObject } from "./json-data.ts";
+import type { RenderBudget } from "./render-budget.ts";
 import { TemplateError } from "./template-error.ts";
 
 /**
@@ -22,12 +23,21 @@ interface Step {
   selectors: Selector[];
 }
 
-export function queryJsonPath(root: unknown, expression: string): PathResult {
+/** With a budget, every node a step visits or selects is a step of work. */
+export function queryJsonPath(root: unknown, expression: string, budget?: RenderBudget): PathResult {
   const steps = parsePath(expression);
   let nodes = [root];
   for (const step of steps) {
-    const sources = step.descendant ? nodes.flatMap(descendantsAndSelf) : nodes;
-    nodes = sources.flatMap((node) => step.selectors.flatMap((selector) => select(node, selector)));
+    const sources = step.descendant ? descendantsAndSelf(nodes, budget) : nodes;
+    const selected: unknown[] = [];
+    for (const node of sources) {
+      for (const selector of step.selectors) {
+        const found = select(node, selector);
+        budget?.reserveItems(found.length);
+        for (const value of found) selected.push(value);
+      }
+    }
+    nodes = selected;
   }
   const definite = steps.every((s) => !s.descendant && s.selectors.length === 1 &&
     (s.selectors[0].kind === "key" || s.selectors[0].kind === "index"));
@@ -63,9 +73,18 @@ function slice(list: unknown[], { start, end, step = 1 }: { start?: number; end?
   return out;
 }
 
-function descendantsAndSelf(node: unknown): unknown[] {
-  const children = Array.isArray(node) ? node : isJsonObject(node) ? Object.values(node) : [];
-  return [node, ...children.flatMap(descendantsAndSelf)];
+/** Each node followed by its descendants, depth first, walked without recursion. */
+function descendantsAndSelf(roots: unknown[], budget?: RenderBudget): unknown[] {
+  const out: unknown[] = [];
+  const pending = [...roots].reverse();
+  while (pending.length > 0) {
+    const node = pending.pop();
+    budget?.step();
+    out.push(node);
+    const children = Array.isArray(node) ? node : isJsonObject(node) ? Object.values(node) : [];
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
+  }
+  return out;
 }
 
 function parsePath(expression: string): Step[] {

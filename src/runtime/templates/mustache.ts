@@ -1,4 +1,5 @@
 import { type Found, type JsonObject, listElement, MISSING, ownProperty } from "./json-data.ts";
+import type { RenderBudget } from "./render-budget.ts";
 import { TemplateError } from "./template-error.ts";
 import { valueText } from "./value-text.ts";
 
@@ -12,13 +13,14 @@ type Node =
   | { type: "variable"; name: string }
   | { type: "section"; name: string; inverted: boolean; children: Node[] };
 
-export function renderMustache(template: string, context: JsonObject): string {
-  return renderNodes(parse(template), [context]);
+export function renderMustache(template: string, context: JsonObject, budget: RenderBudget): string {
+  return renderNodes(parse(template, budget), [context], budget);
 }
 
 const STANDALONE_TAGS = new Set(["#", "^", "/", "!", ">"]);
 
-function parse(template: string): Node[] {
+/** Each tag is a step. Standalone lines are found by scanning only the blanks around a tag, never the whole line. */
+function parse(template: string, budget: RenderBudget): Node[] {
   const root: Node[] = [];
   const open: { name: string; parentChildren: Node[] }[] = [];
   let children = root;
@@ -35,6 +37,7 @@ function parse(template: string): Node[] {
       text += template.slice(i);
       break;
     }
+    budget.step();
     text += template.slice(i, start);
     const triple = template.startsWith("{{{", start);
     const closer = triple ? "}}}" : "}}";
@@ -46,13 +49,16 @@ function parse(template: string): Node[] {
     let end = close + closer.length;
 
     if (STANDALONE_TAGS.has(sigil)) {
-      const lineStart = template.lastIndexOf("\n", start - 1) + 1;
-      const newline = template.indexOf("\n", end);
-      const before = template.slice(lineStart, start);
-      const after = template.slice(end, newline === -1 ? template.length : newline);
-      if (lineStart >= lastTagEnd && /^[ \t]*$/.test(before) && /^[ \t]*\r?$/.test(after)) {
-        text = text.slice(0, text.length - before.length);
-        end = newline === -1 ? template.length : newline + 1;
+      let lineStart = start;
+      while (lineStart > 0 && (template[lineStart - 1] === " " || template[lineStart - 1] === "\t")) lineStart--;
+      let lineEnd = end;
+      while (lineEnd < template.length && (template[lineEnd] === " " || template[lineEnd] === "\t")) lineEnd++;
+      if (template[lineEnd] === "\r" && template[lineEnd + 1] === "\n") lineEnd++;
+      const startsLine = lineStart === 0 || template[lineStart - 1] === "\n";
+      const endsLine = lineEnd === template.length || template[lineEnd] === "\n";
+      if (startsLine && endsLine && lineStart >= lastTagEnd) {
+        text = text.slice(0, text.length - (start - lineStart));
+        end = lineEnd === template.length ? lineEnd : lineEnd + 1;
       }
     }
 
@@ -90,21 +96,26 @@ function parse(template: string): Node[] {
   return root;
 }
 
-function renderNodes(nodes: Node[], stack: unknown[]): string {
+/** Every node and every section iteration is a step; text is charged to the output as it is written. */
+function renderNodes(nodes: Node[], stack: unknown[], budget: RenderBudget): string {
   let output = "";
   for (const node of nodes) {
-    if (node.type === "text") output += node.text;
+    budget.step();
+    if (node.type === "text") output += budget.emit(node.text);
     else if (node.type === "variable") {
-      const value = lookup(node.name, stack);
-      output += value === null || value === undefined ? "" : valueText(value);
+      const value = lookup(node.name, stack, budget);
+      if (value !== null && value !== undefined) output += budget.emit(valueText(value, budget));
     } else {
-      const value = lookup(node.name, stack);
+      const value = lookup(node.name, stack, budget);
       const empty = !value || (Array.isArray(value) && value.length === 0);
       if (node.inverted) {
-        if (empty) output += renderNodes(node.children, stack);
+        if (empty) output += renderNodes(node.children, stack, budget);
       } else if (!empty) {
         const items = Array.isArray(value) ? value : [value];
-        for (const item of items) output += renderNodes(node.children, [...stack, item]);
+        for (const item of items) {
+          budget.step(stack.length);
+          output += renderNodes(node.children, [...stack, item], budget);
+        }
       }
     }
   }
@@ -112,11 +123,14 @@ function renderNodes(nodes: Node[], stack: unknown[]): string {
 }
 
 /** The first segment is looked up through the context stack; the rest only inside what it found. */
-function lookup(name: string, stack: unknown[]): unknown {
+function lookup(name: string, stack: unknown[], budget: RenderBudget): unknown {
   if (name === ".") return stack.at(-1);
   const [first, ...rest] = name.split(".");
   let value: Found = MISSING;
-  for (let k = stack.length - 1; k >= 0 && value === MISSING; k--) value = ownProperty(stack[k], first);
+  for (let k = stack.length - 1; k >= 0 && value === MISSING; k--) {
+    budget.step();
+    value = ownProperty(stack[k], first);
+  }
   for (const segment of rest) {
     if (value === MISSING) break;
     value = Array.isArray(value) ? listElement(value, segment) : ownProperty(value, segment);

@@ -28,7 +28,7 @@ export function renderJudgePrompt(context: EvaluatorContext): ChatMessage[] {
     ...(request.trace !== undefined && request.trace !== null && { trace: request.trace }),
   };
 
-  const { renderAll, missing } = templateRenderer(format, variables);
+  const { renderAll, missing } = templateRenderer(format, variables, request.limits?.templates);
   const rendered = renderAll(messages, "parameters.prompt_template");
   if (missing.length > 0) {
     const names = [...new Set(missing)];

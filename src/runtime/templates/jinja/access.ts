@@ -1,3 +1,4 @@
+import { reserveItems } from "./limits.ts";
 import { isMapping, LoopInfo, Namespace } from "./values.ts";
 
 /**
@@ -30,9 +31,10 @@ function getAttributeByKey(object: unknown, key: string): unknown {
 
 export function sliceOf(object: unknown, start?: number, stop?: number, step = 1): unknown {
   if (!Array.isArray(object) && typeof object !== "string") return undefined;
+  if (step === 0) return undefined;
+  reserveItems(object.length);
   const items = typeof object === "string" ? [...object] : object;
   const n = items.length;
-  if (step === 0) return undefined;
   const bound = (i: number | undefined, fallback: number, low: number, high: number) =>
     i === undefined ? fallback : Math.min(Math.max(i < 0 ? n + i : i, low), high);
   const out: unknown[] = [];

@@ -1,7 +1,7 @@
 import { TemplateError } from "../template-error.ts";
 import { getAttribute } from "./access.ts";
 import { Arguments } from "./arguments.ts";
-import { boundedCount, checkSize } from "./limits.ts";
+import { boundedCount, joinWithin, reserveChars, reserveItems } from "./limits.ts";
 import { pythonJson } from "./python-json.ts";
 import { compare, equals, isMapping, iterate, pyStr, truthy, typeName } from "./values.ts";
 
@@ -107,7 +107,9 @@ export const FILTERS = new Map<string, Filter>([
     const first = truthy(a.get(1, "first", false));
     const blank = truthy(a.get(2, "blank", false));
     const lines = text(v).split("\n");
-    return checkSize(lines.map((line, i) => ((i > 0 || first) && (blank || line.trim() !== "") ? pad + line : line)).join("\n"));
+    const padded = (line: string, i: number) => ((i > 0 || first) && (blank || line.trim() !== "") ? pad + line : line);
+    let index = 0;
+    return joinWithin(lines, "\n", (line) => padded(line, index++));
   }],
   ["int", (v, a) => {
     if (typeof v === "number") return Math.trunc(v);
@@ -122,7 +124,7 @@ export const FILTERS = new Map<string, Filter>([
   }],
   ["join", (v, a) => {
     const get = attributeGetter(a.get(1, "attribute"));
-    return checkSize(list(v).map((item) => text(get(item))).join(text(a.get(0, "d", ""))));
+    return joinWithin(list(v), text(a.get(0, "d", "")), (item) => text(get(item)));
   }],
   ["last", (v) => list(v).at(-1)],
   ["length", length],
@@ -155,10 +157,11 @@ export const FILTERS = new Map<string, Filter>([
     const old = text(a.get(0, "old"));
     const replacement = text(a.get(1, "new"));
     const count = a.get(2, "count");
-    if (count === undefined || count === null) return checkSize(s.split(old).join(replacement));
     const parts = s.split(old);
+    if (count === undefined || count === null) return joinWithin(parts, replacement, (part) => part);
     const n = boundedCount(numberOf(count, "replace"), "replace count");
-    return checkSize(parts.slice(0, n + 1).join(replacement) + (parts.length > n + 1 ? old + parts.slice(n + 1).join(old) : ""));
+    const head = joinWithin(parts.slice(0, n + 1), replacement, (part) => part);
+    return head + (parts.length > n + 1 ? old + parts.slice(n + 1).join(old) : "");
   }],
   ["reverse", (v) => (typeof v === "string" ? [...v].reverse().join("") : [...list(v)].reverse())],
   ["round", (v, a) => roundTo(numberOf(v, "round"), numberOf(a.get(0, "precision", 0), "round"), text(a.get(1, "method", "common")))],
@@ -168,7 +171,9 @@ export const FILTERS = new Map<string, Filter>([
   ["sort", (v, a) => {
     const get = attributeGetter(a.get(2, "attribute"));
     const key = sortKey(truthy(a.get(1, "case_sensitive", false)));
-    const sorted = [...list(v)].sort((x, y) => compare(key(get(x)), key(get(y))));
+    const items = list(v);
+    reserveItems(items.length * Math.ceil(Math.log2(items.length + 1)));
+    const sorted = [...items].sort((x, y) => compare(key(get(x)), key(get(y))));
     return truthy(a.get(0, "reverse", false)) ? sorted.reverse() : sorted;
   }],
   ["string", (v) => text(v)],
@@ -193,9 +198,18 @@ export const FILTERS = new Map<string, Filter>([
   ["unique", (v, a) => {
     const key = sortKey(truthy(a.get(0, "case_sensitive", false)));
     const get = attributeGetter(a.get(1, "attribute"));
+    // Scalars are told apart by a typed key in O(1); lists and mappings compare deeply against the others seen.
+    const scalars = new Set<string>();
     const seen: unknown[] = [];
     return list(v).filter((x) => {
       const k = key(get(x));
+      if (typeof k !== "object" || k === null) {
+        const id = `${typeof k}:${String(k)}`;
+        if (scalars.has(id)) return false;
+        scalars.add(id);
+        return true;
+      }
+      reserveItems(seen.length);
       if (seen.some((s) => equals(s, k))) return false;
       seen.push(k);
       return true;

@@ -1,10 +1,11 @@
 import type { JsonObject } from "../json-data.ts";
+import type { RenderBudget } from "../render-budget.ts";
 import { TemplateError } from "../template-error.ts";
 import { getAttribute, getItem, sliceOf } from "./access.ts";
 import { Arguments } from "./arguments.ts";
 import type { Expr, Stmt } from "./ast.ts";
 import { FILTERS, type FilterHelpers } from "./filters.ts";
-import { checkSize, MAX_LIST, MAX_STEPS, MAX_STRING } from "./limits.ts";
+import { reserveChars, reserveItems, withBudget } from "./limits.ts";
 import { callMethod } from "./methods.ts";
 import { TESTS } from "./tests.ts";
 import { compare, contains, equals, isMapping, iterate, LoopInfo, Namespace, pyStr, truthy, typeName } from "./values.ts";
@@ -29,26 +30,27 @@ class Scope {
 /** Walks the syntax tree over JSON data. Functions are never values; see `callMethod` and `GLOBALS`. */
 export class Interpreter implements FilterHelpers {
   readonly context: JsonObject;
-  steps = 0;
+  readonly budget: RenderBudget;
 
-  constructor(context: JsonObject) {
+  constructor(context: JsonObject, budget: RenderBudget) {
     this.context = context;
+    this.budget = budget;
   }
 
   render(body: Stmt[]): string {
-    return this.execute(body, new Scope(null));
+    return withBudget(this.budget, () => this.execute(body, new Scope(null)));
   }
 
   tick(): void {
-    if (++this.steps > MAX_STEPS) throw new TemplateError("Template exceeded its evaluation budget");
+    this.budget.step();
   }
 
+  /** Text is charged to the output as each statement writes it (a `set` block's too: it is work all the same). */
   execute(body: Stmt[], scope: Scope): string {
     let output = "";
     for (const stmt of body) {
       this.tick();
       output += this.statement(stmt, scope);
-      if (output.length > MAX_STRING) throw new TemplateError(`Template output exceeds ${MAX_STRING} characters`);
     }
     return output;
   }
@@ -56,9 +58,9 @@ export class Interpreter implements FilterHelpers {
   statement(stmt: Stmt, scope: Scope): string {
     switch (stmt.type) {
       case "text":
-        return stmt.text;
+        return this.budget.emit(stmt.text);
       case "output":
-        return pyStr(this.evaluate(stmt.expr, scope));
+        return this.budget.emit(pyStr(this.evaluate(stmt.expr, scope)));
       case "if": {
         const branch = stmt.branches.find((b) => truthy(this.evaluate(b.test, scope)));
         return this.execute(branch ? branch.body : stmt.otherwise, scope);
@@ -109,7 +111,6 @@ export class Interpreter implements FilterHelpers {
       bind(iteration, item);
       iteration.variables.set("loop", new LoopInfo(index, items));
       output += this.execute(stmt.body, iteration);
-      if (output.length > MAX_STRING) throw new TemplateError(`Template output exceeds ${MAX_STRING} characters`);
     });
     return output;
   }
@@ -132,6 +133,7 @@ export class Interpreter implements FilterHelpers {
       case "name":
         return this.variable(expr.name, scope);
       case "list":
+        reserveItems(expr.items.length);
         return expr.items.map((item) => this.evaluate(item, scope));
       case "dict":
         return Object.fromEntries(expr.entries.map(([k, v]) => {
@@ -198,16 +200,25 @@ export class Interpreter implements FilterHelpers {
     }
     if (callee.type === "attr") {
       const receiver = this.evaluate(callee.object, scope);
-      return callMethod(receiver, callee.name, this.arguments(expr.args, expr.kwargs, scope));
+      if (typeof receiver === "string") this.budget.work(receiver.length);
+      return this.produced(callMethod(receiver, callee.name, this.arguments(expr.args, expr.kwargs, scope)));
     }
     const name = callee.type === "name" ? `'${callee.name}'` : "this expression";
     throw new TemplateError(`${name} is not callable`);
   }
 
+  /** A filter pays for the text it reads and for the size of what it returns. */
   filter(name: string, value: unknown, args: Arguments): unknown {
     const filter = FILTERS.get(name);
     if (!filter) throw new TemplateError(`Unknown filter '${name}'`);
-    return filter(value, args, this);
+    if (typeof value === "string") this.budget.work(value.length);
+    return this.produced(filter(value, args, this));
+  }
+
+  produced<T>(value: T): T {
+    if (typeof value === "string") this.budget.work(value.length);
+    else if (Array.isArray(value)) this.budget.reserveItems(value.length);
+    return value;
   }
 
   test(name: string, value: unknown, args: Arguments): boolean {
@@ -238,18 +249,33 @@ function comparison(op: string, left: unknown, right: unknown): boolean {
   }
 }
 
+/** Concatenation and repetition are paid for (and refused past the caps) before the result is built. */
 function arithmetic(op: string, left: unknown, right: unknown): unknown {
-  if (op === "~") return checkSize(pyStr(left) + pyStr(right));
+  if (op === "~") {
+    const [a, b] = [pyStr(left), pyStr(right)];
+    reserveChars(a.length + b.length);
+    return a + b;
+  }
   if (op === "+") {
-    if (typeof left === "string" && typeof right === "string") return checkSize(left + right);
-    if (Array.isArray(left) && Array.isArray(right)) return checkSize([...left, ...right]);
+    if (typeof left === "string" && typeof right === "string") {
+      reserveChars(left.length + right.length);
+      return left + right;
+    }
+    if (Array.isArray(left) && Array.isArray(right)) {
+      reserveItems(left.length + right.length);
+      return [...left, ...right];
+    }
   }
   if (op === "*") {
     const [sequence, times] = typeof right === "number" ? [left, right] : [right, left];
     if ((typeof sequence === "string" || Array.isArray(sequence)) && typeof times === "number" && Number.isInteger(times)) {
-      const limit = typeof sequence === "string" ? MAX_STRING : MAX_LIST;
-      if (sequence.length * times > limit) throw new TemplateError("Template produced a value that is too large");
-      return typeof sequence === "string" ? sequence.repeat(Math.max(0, times)) : Array.from({ length: Math.max(0, times) }, () => sequence).flat();
+      const count = Math.max(0, times);
+      if (typeof sequence === "string") {
+        reserveChars(sequence.length * count);
+        return sequence.repeat(count);
+      }
+      reserveItems(sequence.length * count);
+      return Array.from({ length: count }, () => sequence).flat();
     }
   }
   const a = typeof left === "boolean" ? Number(left) : left;
@@ -282,7 +308,7 @@ const GLOBALS: Record<string, (args: Arguments) => unknown> = {
     const [start, stop, step = 1] = numbers.length === 1 ? [0, numbers[0]] : numbers;
     if (stop === undefined || step === 0) throw new TemplateError("range() expects 1 to 3 integers and a non-zero step");
     const length = Math.max(0, Math.ceil((stop - start) / step));
-    if (length > MAX_LIST) throw new TemplateError(`range() is limited to ${MAX_LIST} items`);
+    reserveItems(length);
     return Array.from({ length }, (_, i) => start + i * step);
   },
   dict(args) {

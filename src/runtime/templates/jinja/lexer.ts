@@ -1,4 +1,5 @@
 import { TemplateError } from "../template-error.ts";
+import { budget } from "./limits.ts";
 
 /**
  * Splits a Jinja template into text and tag tokens, applying whitespace control (`{{-`, `-%}`),
@@ -25,19 +26,21 @@ export function tokenize(source: string): Token[] {
   let i = 0;
 
   const pushText = (text: string, pos: number) => {
-    const value = stripNext ? text.replace(/^\s+/, "") : text;
+    // trimStart/trimEnd strip what \s matches, in linear time (an unanchored /\s+$/ is quadratic).
+    const value = stripNext ? text.trimStart() : text;
     stripNext = false;
     if (value) tokens.push({ kind: "text", value, pos });
   };
   const stripPreviousText = () => {
     const last = tokens.at(-1);
     if (last?.kind === "text") {
-      last.value = last.value.replace(/\s+$/, "");
+      last.value = last.value.trimEnd();
       if (!last.value) tokens.pop();
     }
   };
 
   while (i < template.length) {
+    budget().step();
     const start = findTagStart(template, i);
     if (start === -1) {
       pushText(template.slice(i), i);
@@ -71,8 +74,8 @@ export function tokenize(source: string): Token[] {
       const match = endRaw.exec(template);
       if (!match) throw new TemplateError(`Unclosed raw block at position ${start}`);
       let raw = template.slice(i, match.index);
-      if (stripNext) raw = raw.replace(/^\s+/, "");
-      if (match[1] === "-") raw = raw.replace(/\s+$/, "");
+      if (stripNext) raw = raw.trimStart();
+      if (match[1] === "-") raw = raw.trimEnd();
       if (raw) tokens.push({ kind: "text", value: raw, pos: i });
       stripNext = match[2] === "-";
       i = match.index + match[0].length;
@@ -97,6 +100,7 @@ function lexTag(template: string, from: number, closer: string, out: Token[]): n
   const brackets: string[] = [];
   let i = from;
   while (i < template.length) {
+    budget().step();
     const c = template[i];
     if (/\s/.test(c)) {
       i++;

@@ -1,6 +1,6 @@
 import { TemplateError } from "../template-error.ts";
 import type { Arguments } from "./arguments.ts";
-import { checkSize } from "./limits.ts";
+import { joinWithin } from "./limits.ts";
 import { equals, isMapping, LoopInfo, pyStr, typeName } from "./values.ts";
 
 /**
@@ -43,13 +43,13 @@ const STRING_METHODS = new Map<string, (s: string, args: Arguments) => unknown>(
   ["splitlines", (s) => s.split(/\r?\n/)],
   ["startswith", (s, a) => s.startsWith(text(a.get(0, "prefix")))],
   ["endswith", (s, a) => s.endsWith(text(a.get(0, "suffix")))],
-  ["replace", (s, a) => checkSize(s.split(text(a.get(0, "old"))).join(text(a.get(1, "new"))))],
+  ["replace", (s, a) => joinWithin(s.split(text(a.get(0, "old"))), text(a.get(1, "new")), (part) => part)],
   ["find", (s, a) => s.indexOf(text(a.get(0, "sub")))],
   ["count", (s, a) => s.split(text(a.get(0, "sub"))).length - 1],
   ["join", (s, a) => {
     const items = a.get(0, "iterable");
     if (!Array.isArray(items)) throw new TemplateError("join expects a list");
-    return checkSize(items.map(text).join(s));
+    return joinWithin(items, s, text);
   }],
   ["title", (s) => s.toLowerCase().replace(/(^|[^\p{L}\p{N}'])(\p{L})/gu, (_, b: string, l: string) => b + l.toUpperCase())],
   ["capitalize", (s) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase()],

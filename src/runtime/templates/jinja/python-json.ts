@@ -1,4 +1,5 @@
 import { TemplateError } from "../template-error.ts";
+import { budget } from "./limits.ts";
 import { isMapping } from "./values.ts";
 
 /**
@@ -7,10 +8,11 @@ import { isMapping } from "./values.ts";
  */
 export function pythonJson(value: unknown, indent?: unknown): string {
   const step = typeof indent === "number" ? " ".repeat(Math.min(Math.max(0, indent), 16)) : typeof indent === "string" ? indent : null;
-  return dump(value, step, "");
+  return dump(value, step, "", budget().meter());
 }
 
-function dump(value: unknown, step: string | null, current: string): string {
+function dump(value: unknown, step: string | null, current: string, meter: (chars: number) => void): string {
+  meter(typeof value === "string" ? value.length + 2 : 2 + current.length);
   if (value === undefined || value === null) return "null";
   if (typeof value === "boolean") return value ? "true" : "false";
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : Number.isNaN(value) ? "NaN" : value > 0 ? "Infinity" : "-Infinity";
@@ -21,12 +23,13 @@ function dump(value: unknown, step: string | null, current: string): string {
   const comma = step === null ? ", " : `,\n${inner}`;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";
-    return `[${open}${value.map((v) => dump(v, step, inner)).join(comma)}${close}]`;
+    return `[${open}${value.map((v) => dump(v, step, inner, meter)).join(comma)}${close}]`;
   }
   if (isMapping(value)) {
     const keys = Object.keys(value).sort();
     if (keys.length === 0) return "{}";
-    return `{${open}${keys.map((k) => `${dump(k, step, inner)}: ${dump(value[k], step, inner)}`).join(comma)}${close}}`;
+    const entries = keys.map((k) => `${dump(k, step, inner, meter)}: ${dump(value[k], step, inner, meter)}`);
+    return `{${open}${entries.join(comma)}${close}}`;
   }
   throw new TemplateError("Object of this type is not JSON serializable");
 }

@@ -1,5 +1,6 @@
 import { isJsonObject } from "../json-data.ts";
 import { TemplateError } from "../template-error.ts";
+import { budget, reserveItems } from "./limits.ts";
 
 /**
  * The values a Jinja template can hold: JSON data, `undefined` for anything not defined, and the two
@@ -73,18 +74,25 @@ export function pyStr(value: unknown): string {
   return pyRepr(value);
 }
 
-/** Python's `repr()`, used inside printed lists and dicts. */
+/** Python's `repr()`, used inside printed lists and dicts; it stops once the text could not fit the budget. */
 export function pyRepr(value: unknown): string {
+  return repr(value, budget().meter());
+}
+
+function repr(value: unknown, meter: (chars: number) => void): string {
+  meter(typeof value === "string" ? value.length + 2 : 2);
   if (value === undefined) return "";
   if (value === null) return "None";
   if (value === true) return "True";
   if (value === false) return "False";
   if (typeof value === "number") return pyNumber(value);
   if (typeof value === "string") return quote(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(", ")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => repr(v, meter)).join(", ")}]`;
   if (value instanceof Namespace) return "<Namespace>";
   if (value instanceof LoopInfo) return "<LoopContext>";
-  if (isMapping(value)) return `{${Object.entries(value).map(([k, v]) => `${quote(k)}: ${pyRepr(v)}`).join(", ")}}`;
+  if (isMapping(value)) {
+    return `{${Object.entries(value).map(([k, v]) => `${repr(k, meter)}: ${repr(v, meter)}`).join(", ")}}`;
+  }
   return "";
 }
 
@@ -100,7 +108,10 @@ function quote(text: string): string {
   return q + (q === "'" ? body.replaceAll("'", "\\'") : body) + q;
 }
 
+/** Deep equality; each node compared is a step. */
 export function equals(a: unknown, b: unknown): boolean {
+  if (typeof a === "string" && typeof b === "string") budget().work(Math.min(a.length, b.length));
+  else budget().step();
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => equals(x, b[i]));
   if (isMapping(a) && isMapping(b)) {
@@ -112,6 +123,8 @@ export function equals(a: unknown, b: unknown): boolean {
 
 /** Ordering is defined between numbers, between strings and between lists, as in Python. */
 export function compare(a: unknown, b: unknown): number {
+  if (typeof a === "string" && typeof b === "string") budget().work(Math.min(a.length, b.length));
+  else budget().step();
   if (typeof a === "number" && typeof b === "number") return a - b;
   if (typeof a === "boolean" || typeof b === "boolean") return compare(Number(a), Number(b));
   if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
@@ -128,6 +141,7 @@ export function compare(a: unknown, b: unknown): number {
 export function contains(container: unknown, item: unknown): boolean {
   if (typeof container === "string") {
     if (typeof item !== "string") throw new TemplateError(`'in <string>' requires a string, not '${typeName(item)}'`);
+    budget().work(container.length);
     return container.includes(item);
   }
   if (Array.isArray(container)) return container.some((x) => equals(x, item));
@@ -136,11 +150,24 @@ export function contains(container: unknown, item: unknown): boolean {
   throw new TemplateError(`Argument of type '${typeName(container)}' is not iterable`);
 }
 
-/** What `for` walks over: list items, mapping keys, string characters; undefined walks over nothing. */
+/**
+ * What `for` walks over: list items, mapping keys, string characters; undefined walks over nothing.
+ * Whoever asks will walk them: each item is a step.
+ */
 export function iterate(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
-  if (Array.isArray(value)) return value;
-  if (typeof value === "string") return [...value];
-  if (isMapping(value)) return Object.keys(value);
+  if (Array.isArray(value)) {
+    reserveItems(value.length);
+    return value;
+  }
+  if (typeof value === "string") {
+    reserveItems(value.length);
+    return [...value];
+  }
+  if (isMapping(value)) {
+    const keys = Object.keys(value);
+    reserveItems(keys.length);
+    return keys;
+  }
   throw new TemplateError(`'${typeName(value)}' object is not iterable`);
 }
