@@ -2,9 +2,19 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount } from "../src/accounts/accounts.ts";
+import { fromJsonb, fromJsonbString, toJsonbString, toJsonbText } from "../src/db/jsonb-text.ts";
+import { migrate } from "../src/db/migrate.ts";
 import { badRequest } from "../src/errors.ts";
 import { registerErrorHandling } from "../src/http/error-handler.ts";
+import { testsets } from "../src/kinds/testsets.ts";
+import { columnNames } from "../src/testsets/columns.ts";
 import { testcaseId } from "../src/testsets/testcase-id.ts";
+import { loadTestcases } from "../src/testsets/testcases.ts";
+import { TraceWriter } from "../src/traces/trace-writer.ts";
+import { findTrace } from "../src/traces/traces.ts";
+import { createSimple } from "../src/versioning/simple.ts";
+import { emptyDatabase } from "./support/empty-database.ts";
 import { startStubLlm, type StubLlm } from "./support/stub-llm.ts";
 import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
 
@@ -126,6 +136,17 @@ describe("testcases holding NUL", () => {
 
     const jsonDown = await p.call("POST", `/testsets/revisions/${ts.revision_id}/download?file_type=json`);
     expect(JSON.parse(jsonDown.body).map((r: Record<string, unknown>) => ({ question: r.question, answer: r.answer }))).toEqual(csvRows);
+  });
+
+  it("a large upload (loaded in bulk) keeps them too", async () => {
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ [`q${NUL}`]: `${i}${NUL}\u0000` }));
+    const res = await upload("/simple/testsets/upload", { file_type: "json", testset_slug: "nul-bulk" }, "bulk.json", JSON.stringify(rows));
+    expect(res.statusCode, res.body).toBe(200);
+    const ts = res.json().testset;
+    const down = await p.call("POST", `/testsets/revisions/${ts.revision_id}/download?file_type=json`);
+    expect(JSON.parse(down.body).map((r: Record<string, unknown>) => ({ [`q${NUL}`]: r[`q${NUL}`] }))).toEqual(rows);
+    const csv = await p.call("POST", `/testsets/revisions/${ts.revision_id}/download?file_type=csv`);
+    expect(csv.body.split("\n")[0]).toBe(`q${NUL},testcase_dedup_id,__id__`);
   });
 });
 
@@ -258,5 +279,90 @@ describe("every error is {detail}", () => {
     expect(plain.statusCode).toBe(500);
     expect(plain.json()).toEqual({ detail: "Internal server error" });
     await app.close();
+  });
+});
+
+describe("the jsonb escape", () => {
+  const tricky = [
+    "", "plain", NUL, `${NUL}${NUL}`, "\u0001", "\u00010", "\u00011", "\u0001s", "\u0001sd800", "\\u0000", "\\\\u0001", "\\\u0000",
+    "\ud800", "\udfff", "\ud83d\ude00", "a\ud800b\udc00", "\ud800\ud800\udc00",
+  ];
+
+  it("restores every string and key exactly, and leaves values without escapes untouched", () => {
+    const value = { list: tricky, keys: Object.fromEntries(tricky.map((s, i) => [s, i])), deep: [[{ [NUL]: { [NUL]: NUL } }]] };
+    const text = toJsonbText(JSON.stringify(value));
+    expect(text).not.toMatch(/(?<!\\)(?:\\\\)*\\u(?:0000|d[89a-f])/);
+    expect(fromJsonb(JSON.parse(text))).toEqual(value);
+    for (const s of tricky) expect(fromJsonbString(toJsonbString(s))).toBe(s);
+    for (const s of tricky) expect(JSON.parse(toJsonbText(JSON.stringify(s)))).toBe(toJsonbString(s));
+    const untouched = { a: ["b", { c: 1 }] };
+    expect(fromJsonb(untouched)).toBe(untouched);
+    expect(toJsonbText(JSON.stringify(untouched))).toBe(JSON.stringify(untouched));
+    const proto = fromJsonb(JSON.parse('{"__proto__": {"x": "\\u00010"}}'));
+    expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(proto, "__proto__")?.value).toEqual({ x: NUL });
+  });
+
+  it("is accepted by the database, which keeps the text as written", async () => {
+    const value = { list: tricky, keys: Object.fromEntries(tricky.map((s, i) => [s, i])) };
+    const [row] = await server.db.query<{ v: unknown }>("SELECT $1::jsonb AS v", [toJsonbText(JSON.stringify(value))]);
+    expect(fromJsonb(row.v)).toEqual(value);
+  });
+});
+
+describe("trace batches", () => {
+  it("a row the database refuses is reported alone; the rest of its batch is stored", async () => {
+    const other = await server.project();
+    const errors: unknown[] = [];
+    const writer = new TraceWriter(server.db, (error) => errors.push(error), 10_000);
+    const trace = (n: number, projectId: string) => ({
+      traceId: `${n.toString(16).padStart(8, "0")}${crypto.randomUUID().replace(/-/g, "").slice(8)}`, spanId: "0".repeat(16),
+      references: null, inputs: { n }, outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [], projectId,
+    });
+    const rows = Array.from({ length: 10 }, (_, n) => trace(n, other.id));
+    // A project that does not exist: the foreign key refuses this one row.
+    const orphan = trace(99, crypto.randomUUID());
+    for (const [i, t] of rows.entries()) {
+      writer.add({ projectId: t.projectId, userId: null }, t);
+      if (i === 4) writer.add({ projectId: orphan.projectId, userId: null }, orphan);
+    }
+    await writer.flush();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ traceId: orphan.traceId });
+    for (const t of rows) expect((await other.ok("GET", `/traces/${t.traceId}`)).trace.inputs).toEqual(t.inputs);
+  });
+});
+
+describe("values stored before the escape", () => {
+  it("a real U+0001 already stored reads back as it was after migration 010", async () => {
+    const empty = await emptyDatabase();
+    try {
+      const db = await empty.connect();
+      await migrate(db);
+      const account = await db.transaction((tx) => createAccount(tx, { user: { email: `legacy-${crypto.randomUUID()}@test.local` } }, false));
+      const scope = { projectId: account.project.id, userId: account.user.id };
+      const legacy = { q: "\u00010 \u00011 \u0001s", "\u0001": "\\u0001 and \\\u0001", nested: ["\u0001"] };
+      // As the previous version wrote them: plain JSON text.
+      const testcaseId = crypto.randomUUID();
+      await db.query("INSERT INTO testcases (project_id, id, testset_id, data, meta) VALUES ($1, $2, $3, $4::jsonb, $4::jsonb)", [
+        scope.projectId, testcaseId, crypto.randomUUID(), JSON.stringify(legacy),
+      ]);
+      await db.query("INSERT INTO traces (trace_id, project_id, span_id, inputs, status) VALUES ($1, $2, $3, $4::jsonb, '{}')", [
+        "a".repeat(32), scope.projectId, "b".repeat(16), JSON.stringify(legacy),
+      ]);
+      const id = await db.transaction((tx) => createSimple(tx, scope, testsets, { slug: "legacy", data: { testcases: [{ data: { "\u00011": "x" } }] } }));
+      await db.query(`UPDATE revisions SET data = jsonb_set(data, '{columns}', '{"\\u00011": 1}') WHERE artifact_id = $1`, [id]);
+      await db.query("DELETE FROM schema_migrations WHERE version = '010_jsonb_escape'");
+
+      expect(await migrate(db)).toEqual(["010_jsonb_escape"]);
+      const [row] = await loadTestcases(db, scope.projectId, [testcaseId]);
+      expect(row.data).toEqual(legacy);
+      expect(row.meta).toEqual(legacy);
+      expect((await findTrace(db, scope, "a".repeat(32))).inputs).toEqual(legacy);
+      const [revision] = await db.query<{ data: { columns: Record<string, number> } }>("SELECT data FROM revisions WHERE artifact_id = $1 AND version > 0", [id]);
+      expect(columnNames(revision.data.columns)).toEqual(["\u00011"]);
+    } finally {
+      await empty.dispose();
+    }
   });
 });
