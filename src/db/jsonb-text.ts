@@ -36,11 +36,12 @@ export const jsonbText = (value: unknown): string | null =>
   value === undefined || value === null ? null : toJsonbText(JSON.stringify(value));
 
 const UNESCAPES = /\u0001(?:s([0-9a-f]{4})|([01]))/g;
+const hex4 = (c: string) => c.charCodeAt(0).toString(16);
 const STRING_ESCAPES = /[\u0000\u0001]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** One string (a key a record stores as data, say) as `toJsonbText` would store it. */
 export const toJsonbString = (s: string): string =>
-  s.replace(STRING_ESCAPES, (c) => (c === "\u0000" ? `${ESC}0` : c === ESC ? `${ESC}1` : `${ESC}s${c.charCodeAt(0).toString(16)}`));
+  s.replace(STRING_ESCAPES, (c) => (c === "\u0000" ? `${ESC}0` : c === ESC ? `${ESC}1` : `${ESC}s${hex4(c)}`));
 
 /** One string stored by `toJsonbText` or `toJsonbString`, as it was given. */
 export const fromJsonbString = (s: string): string => unescapeString(s);

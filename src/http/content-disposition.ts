@@ -13,6 +13,6 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export function attachment(name: string, fallback: string): string {
   const clean = name.replace(LONE_SURROGATE, "\ufffd").replace(CONTROL, "").replace(SEPARATORS, "_") || fallback;
   const ascii = clean.replace(/[^\x20-\x7e]|"/gu, "_");
-  const utf8 = encodeURIComponent(clean).replace(NOT_ATTR_CHAR, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const utf8 = encodeURIComponent(clean).replace(NOT_ATTR_CHAR, (c) => `%${c.charCodeAt(0).toString(16)}`.toUpperCase());
   return `attachment; filename="${ascii}"; filename*=UTF-8''${utf8}`;
 }

@@ -25,7 +25,9 @@ function prepare(wrapper: string) {
   return (commit: CommitInput): PreparedData => {
     const data = { ...((commit.data ?? {}) as WorkflowData) };
     const headers = data.headers && typeof data.headers === "object" ? headerProblem(data.headers) : null;
-    if (headers) throw unprocessable([{ loc: ["body", wrapper, "data", "headers", headers.name], msg: headers.detail, type: "value_error" }]);
+    if (headers) {
+      throw unprocessable([{ loc: ["body", wrapper, "data", "headers", headers.name], msg: headers.detail, type: "value_error" }]);
+    }
     if (!data.uri) return { data: Object.keys(data).length ? data : null, flags: {} };
     const uri = parseUri(data.uri);
     if (!uri) throw unprocessable([{ loc: ["body", wrapper, "data", "uri"], msg: `Malformed URI "${data.uri}": expected provider:kind:key:version`, type: "value_error" }]);

@@ -25,6 +25,7 @@ export class ColumnCounts {
 
   /** The counts for the revision record, names escaped for jsonb (read back by the constructor or `columnNames`). */
   toJSON(): Record<string, number> {
-    return Object.fromEntries([...this.counts].map(([name, n]) => [toJsonbString(name), n]).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const stored = [...this.counts].map(([name, n]): [string, number] => [toJsonbString(name), n]);
+    return Object.fromEntries(stored.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 }

@@ -43,7 +43,8 @@ async function csvColumns(db: Queryable, projectId: string, testsetId: string, s
       [projectId, testsetId],
     );
     // Sorted as stored: the rows' jsonb holds the same escaped names (jsonb-text.ts).
-    return { keys: Object.keys(stored.columns).sort(jsonbKeyOrder).map(fromJsonbString), meta: META.filter((c) => found?.[c]) };
+    const keys = Object.keys(stored.columns).sort(jsonbKeyOrder).map(fromJsonbString);
+    return { keys, meta: META.filter((c) => found?.[c]) };
   }
   const keys = new Set<string>();
   const meta = new Set<string>();

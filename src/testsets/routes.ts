@@ -33,8 +33,9 @@ interface Upload {
 }
 
 /** The multipart parser's own failures (no boundary, a body cut short) come from the client: a 400. */
-const malformed = (error: unknown) =>
-  typeof (error as { statusCode?: unknown }).statusCode === "number" ? error : badRequest(`Malformed multipart/form-data body: ${(error as Error).message}`);
+const malformed = (error: unknown) => typeof (error as { statusCode?: unknown }).statusCode === "number"
+  ? error
+  : badRequest(`Malformed multipart/form-data body: ${(error as Error).message}`);
 
 async function upload(req: FastifyRequest): Promise<Upload> {
   if (!req.isMultipart()) throw unprocessable([{ loc: ["body"], msg: "Send the file as multipart/form-data", type: "value_error" }]);

@@ -37,7 +37,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A row read from `testcases` with what jsonb could not hold restored (see jsonb-text.ts). */
 export function restoredTestcase(row: TestcaseRow): TestcaseRow {
   const data = fromJsonb(row.data), flags = fromJsonb(row.flags), tags = fromJsonb(row.tags), meta = fromJsonb(row.meta);
-  return data === row.data && flags === row.flags && tags === row.tags && meta === row.meta ? row : { ...row, data, flags, tags, meta };
+  const same = data === row.data && flags === row.flags && tags === row.tags && meta === row.meta;
+  return same ? row : { ...row, data, flags, tags, meta };
 }
 
 export function testcaseRecord(row: TestcaseRow) {
@@ -175,7 +176,8 @@ export async function storePackedTestcases(
     columns?.add(data);
     const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
     const pending: Pending = {
-      at: ids.count, stored: toJsonbText(canonical), flags: jsonbText(row.flags), tags: jsonbText(row.tags), meta: jsonbText(row.meta), claimed,
+      at: ids.count, stored: toJsonbText(canonical), claimed,
+      flags: jsonbText(row.flags), tags: jsonbText(row.tags), meta: jsonbText(row.meta),
     };
     batch.push(pending);
     ids.push(id);

@@ -21,5 +21,6 @@ UPDATE traces SET
 WHERE strpos(concat(refs::text, inputs::text, outputs::text, status::text, usage::text, spans::text), '\u0001') > 0;
 
 UPDATE revisions SET
-  data = jsonb_set(data, '{columns}', regexp_replace((data->'columns')::text, '(?<!\\)((?:\\\\)*)\\u0001', '\1\\u00011', 'g')::jsonb)
+  data = jsonb_set(data, '{columns}',
+    regexp_replace((data->'columns')::text, '(?<!\\)((?:\\\\)*)\\u0001', '\1\\u00011', 'g')::jsonb)
 WHERE kind = 'testset' AND strpos((data->'columns')::text, '\u0001') > 0;

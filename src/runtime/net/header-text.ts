@@ -15,7 +15,8 @@ export function headerProblem(headers: Record<string, unknown>): { name: string;
   for (const [name, value] of Object.entries(headers)) {
     if (!isHeaderName(name)) return { name, detail: `Header name ${JSON.stringify(name)} is not a valid HTTP header name` };
     if (typeof value === "string" && !isHeaderValue(value)) {
-      return { name, detail: `Header ${name} holds characters an HTTP header cannot carry (CR, LF, NUL, other control or non-ASCII characters)` };
+      const detail = `Header ${name} holds characters an HTTP header cannot carry (CR, LF, NUL, other control or non-ASCII)`;
+      return { name, detail };
     }
   }
   return null;
