@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "../errors.ts";
+import { isHeaderName } from "../runtime/net/header-text.ts";
 import { toIssues } from "./validation.ts";
 
 /**
@@ -28,8 +29,23 @@ function pgClientError(code: string, message: string): [number, string] | undefi
   return undefined;
 }
 
+/**
+ * Drops response headers that HTTP cannot carry. The error such a header raised would otherwise be
+ * raised again by the error's own answer, and Fastify would answer in its own shape instead of `{detail}`.
+ */
+function dropUnsendableHeaders(reply: FastifyReply): void {
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    const values = Array.isArray(value) ? value : [value];
+    if (!isHeaderName(name) || values.some((v) => v !== undefined && !isSendable(String(v)))) reply.removeHeader(name);
+  }
+}
+
+// What Node itself accepts in a header value (it refuses the rest with ERR_INVALID_CHAR).
+const isSendable = (value: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { detail?: unknown }, request, reply) => {
+    dropUnsendableHeaders(reply);
     if (error instanceof HttpError) return reply.status(error.statusCode).send({ detail: error.detail });
     if (error.validation) return reply.status(422).send({ detail: toIssues(error.validation as never, error.validationContext ?? "body") });
     const pg = typeof error.code === "string" ? pgClientError(error.code, error.message) : undefined;
@@ -53,5 +69,6 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): v
 
 /** Fastify answers an undecodable or overlong URL before routing, outside the error handler; this keeps the `{detail}` shape. */
 export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  dropUnsendableHeaders(reply);
   reply.status(error.statusCode ?? 400).send({ detail: error.message });
 }

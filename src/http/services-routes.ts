@@ -17,7 +17,8 @@ import { projectSecrets, type ProviderSecret } from "../secrets/provider-secrets
 import { findRevision } from "../versioning/revisions.ts";
 import { formatUri, parseUri } from "../workflows/uri.ts";
 import { authenticate } from "./authentication.ts";
-import { HttpError } from "../errors.ts";
+import { badRequest, HttpError } from "../errors.ts";
+import { isHeaderValue } from "../runtime/net/header-text.ts";
 import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
 
 const InvokeBody = Type.Object({
@@ -126,6 +127,10 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
 
   async function invoke(req: FastifyRequest, reply: FastifyReply, configure: (b: Body) => Promise<{ data: WorkflowData; references: Record<string, unknown> | null }>) {
     const body = req.body as Body;
+    // The session id is echoed in the x-ag-session-id header: refused before any work (and any provider bill).
+    if (body.session_id && !isHeaderValue(body.session_id)) {
+      throw badRequest("session_id must be printable ASCII: it is sent back in the x-ag-session-id header");
+    }
     const ids = { traceId: newTraceId(), spanId: newSpanId() };
     const started = performance.now();
     const inputs = body.data?.inputs ?? {};

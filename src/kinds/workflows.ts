@@ -2,6 +2,7 @@ import { schemasForUri } from "../catalog/lookup.ts";
 import { unprocessable } from "../errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
+import { headerProblem } from "../runtime/net/header-text.ts";
 import { isHosted, parseUri, serviceUrl } from "../workflows/uri.ts";
 import { applyWorkflowDelta, type WorkflowDelta } from "./workflow-delta.ts";
 
@@ -23,6 +24,10 @@ export interface WorkflowData {
 function prepare(wrapper: string) {
   return (commit: CommitInput): PreparedData => {
     const data = { ...((commit.data ?? {}) as WorkflowData) };
+    const headers = data.headers && typeof data.headers === "object" ? headerProblem(data.headers) : null;
+    if (headers) {
+      throw unprocessable([{ loc: ["body", wrapper, "data", "headers", headers.name], msg: headers.detail, type: "value_error" }]);
+    }
     if (!data.uri) return { data: Object.keys(data).length ? data : null, flags: {} };
     const uri = parseUri(data.uri);
     if (!uri) throw unprocessable([{ loc: ["body", wrapper, "data", "uri"], msg: `Malformed URI "${data.uri}": expected provider:kind:key:version`, type: "value_error" }]);

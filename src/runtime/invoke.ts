@@ -4,6 +4,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "./code/sandbox.ts";
 import { invalidInputs, invalidParameters, toWorkflowError, type WorkflowError } from "./errors.ts";
 import { isEvaluatorKey, runEvaluator } from "./evaluators/registry.ts";
 import { callHook, HOOK_MAX_RESPONSE_BYTES, HOOK_TIMEOUT_MS } from "./hook.ts";
+import { headerProblem } from "./net/header-text.ts";
 import { toModelMessages } from "./messages.ts";
 import { renderPrompt, type PromptMode } from "./prompt.ts";
 import type { InvokeRequest } from "./invoke-request.ts";
@@ -149,6 +150,8 @@ class Invocation {
     const { url, headers } = this.request;
     if (typeof url !== "string" || url.trim() === "") throw invalidParameters("A custom hook needs a url");
     if (headers !== undefined && headers !== null && !isObject(headers)) throw invalidParameters("Hook headers must be an object");
+    const problem = headerProblem(headers ?? {});
+    if (problem) throw invalidParameters(problem.detail);
     const stringHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"));
     this.callSpan = this.tracer.start("hook.invoke", "hook", this.handlerSpan!.span);
     this.callSpan.set({ url: redactedUrl(url) });

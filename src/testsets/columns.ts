@@ -1,3 +1,8 @@
+import { fromJsonbString, toJsonbString } from "../db/jsonb-text.ts";
+
+/** The column names of a revision record's counts (stored as jsonb holds them), as they are. */
+export const columnNames = (stored: Record<string, number>): string[] => Object.keys(stored).map(fromJsonbString);
+
 /**
  * How many rows of a revision hold each data column. Kept in the revision record so that a delta
  * updates it from the rows it touches and a diff compares columns without reading every row.
@@ -6,7 +11,7 @@ export class ColumnCounts {
   private readonly counts: Map<string, number>;
 
   constructor(stored?: Record<string, number> | null) {
-    this.counts = new Map(Object.entries(stored ?? {}));
+    this.counts = new Map(Object.entries(stored ?? {}).map(([name, n]) => [fromJsonbString(name), n]));
   }
 
   add(data: Record<string, unknown>, times = 1) {
@@ -18,7 +23,9 @@ export class ColumnCounts {
     }
   }
 
+  /** The counts for the revision record, names escaped for jsonb (read back by the constructor or `columnNames`). */
   toJSON(): Record<string, number> {
-    return Object.fromEntries([...this.counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    const stored = [...this.counts].map(([name, n]): [string, number] => [toJsonbString(name), n]);
+    return Object.fromEntries(stored.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 }

@@ -5,7 +5,7 @@ import type { RevisionRow } from "../versioning/rows.ts";
 import { idPages, loadLeaves, unpackIds, type StoredIds } from "./chunk-lists.ts";
 import { chunkKey, readChunks, type Leaf } from "./chunks.ts";
 import { canonicalJson } from "./canonical-json.ts";
-import { ColumnCounts } from "./columns.ts";
+import { ColumnCounts, columnNames } from "./columns.ts";
 import { loadTestcases, type TestcaseRow } from "./testcases.ts";
 
 /** Rows listed per category (added, removed, changed); the counts are always complete. */
@@ -90,8 +90,8 @@ function changedFields(before: Record<string, unknown>, after: Record<string, un
 
 /** The revision's columns: kept in its record, else (revisions committed by id list) read from its rows. */
 async function columnsOf(db: Queryable, projectId: string, stored: StoredIds): Promise<string[]> {
-  if (stored.columns) return Object.keys(stored.columns);
+  if (stored.columns) return columnNames(stored.columns);
   const counts = new ColumnCounts();
   for await (const ids of idPages(db, projectId, stored)) for (const row of await loadTestcases(db, projectId, ids)) counts.add(row.data);
-  return Object.keys(counts.toJSON());
+  return columnNames(counts.toJSON());
 }

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { stringify } from "csv-stringify";
 import type { Queryable } from "../db/database.ts";
+import { fromJsonbString } from "../db/jsonb-text.ts";
 import { idPages, type StoredIds } from "./chunk-lists.ts";
 import type { FileType } from "./import.ts";
 import { loadTestcases, type TestcaseRow } from "./testcases.ts";
@@ -41,7 +42,9 @@ async function csvColumns(db: Queryable, projectId: string, testsetId: string, s
        FROM testcases WHERE project_id = $1 AND testset_id = $2`,
       [projectId, testsetId],
     );
-    return { keys: Object.keys(stored.columns).sort(jsonbKeyOrder), meta: META.filter((c) => found?.[c]) };
+    // Sorted as stored: the rows' jsonb holds the same escaped names (jsonb-text.ts).
+    const keys = Object.keys(stored.columns).sort(jsonbKeyOrder).map(fromJsonbString);
+    return { keys, meta: META.filter((c) => found?.[c]) };
   }
   const keys = new Set<string>();
   const meta = new Set<string>();

@@ -1,7 +1,9 @@
+import { Readable } from "node:stream";
 import multipart, { type MultipartFile } from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
-import { HttpError, notFound, unprocessable } from "../errors.ts";
+import { badRequest, HttpError, notFound, unprocessable } from "../errors.ts";
+import { attachment } from "../http/content-disposition.ts";
 import { IdParam } from "../schema-parts.ts";
 import { testsets } from "../kinds/testsets.ts";
 import { findArtifact } from "../versioning/artifacts.ts";
@@ -24,14 +26,33 @@ type Body = Record<string, any>;
 
 interface Upload {
   file: MultipartFile;
+  /** The file's content; a multipart body cut short fails it with a 400. */
+  content: Readable;
   fileType: FileType;
   field(name: string): string | undefined;
 }
 
+/** The multipart parser's own failures (no boundary, a body cut short) come from the client: a 400. */
+const malformed = (error: unknown) => typeof (error as { statusCode?: unknown }).statusCode === "number"
+  ? error
+  : badRequest(`Malformed multipart/form-data body: ${(error as Error).message}`);
+
 async function upload(req: FastifyRequest): Promise<Upload> {
   if (!req.isMultipart()) throw unprocessable([{ loc: ["body"], msg: "Send the file as multipart/form-data", type: "value_error" }]);
-  const file = await req.file({ limits: { fileSize: uploadLimit(), files: 1 } });
+  const file = await req.file({ limits: { fileSize: uploadLimit(), files: 1 } }).catch((error: unknown) => {
+    throw malformed(error);
+  });
   if (!file) throw unprocessable([{ loc: ["body", "file"], msg: "Field required", type: "missing" }]);
+  // A part cut short is reported on the file stream alone, maybe before anyone reads it: the stream is
+  // then ended with the error, and the content is read lazily, so its reader meets the error either way.
+  file.file.once("error", (error) => file.file.destroy(malformed(error) as Error));
+  const content = Readable.from((async function* () {
+    try {
+      yield* file.file;
+    } catch (error) {
+      throw malformed(error);
+    }
+  })(), { objectMode: false });
   // Fields are read up to the file part: clients must send them before it (as browsers and requests do).
   const field = (name: string) => {
     const f = file.fields[name] as { type?: string; value?: unknown } | undefined;
@@ -42,7 +63,7 @@ async function upload(req: FastifyRequest): Promise<Upload> {
     file.file.resume();
     throw unprocessable([{ loc: ["body", "file_type"], msg: `Input should be one of "csv", "json", got ${JSON.stringify(named)}`, type: "enum" }]);
   }
-  return { file, fileType: named as FileType, field };
+  return { file, content, fileType: named as FileType, field };
 }
 
 const jsonField = (value: string | undefined, name: string) => {
@@ -62,7 +83,7 @@ async function withUpload<T>(ctx: AppContext, u: Upload, work: (stream: Testcase
   const tooLarge = () => new HttpError(413, `The file is larger than the upload limit of ${uploadLimit()} bytes (TESSERA_UPLOAD_LIMIT)`);
   try {
     return await ctx.db.transaction(async (tx) => {
-      const result = await work(new TestcaseStream(readRows(u.file.file, u.fileType)), tx);
+      const result = await work(new TestcaseStream(readRows(u.content, u.fileType)), tx);
       if (u.file.file.truncated) throw tooLarge();
       return result;
     });
@@ -141,11 +162,11 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   const download = async (req: FastifyRequest, reply: FastifyReply, revision: RevisionRow) => {
     const q = req.query as Body;
     const fileType: FileType = q.file_type ?? "csv";
-    const name = (q.file_name || `${revision.artifact_slug}-v${revision.version}.${fileType}`).replace(/["\r\n\\]/g, "_");
+    const fallback = `${revision.artifact_slug}-v${revision.version}.${fileType}`;
     const body = await exportRevision(ctx.db, req.scope.projectId, revision.artifact_id, revision.data as StoredIds | null, fileType);
     return reply
       .header("content-type", fileType === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
-      .header("content-disposition", `attachment; filename="${name}"`)
+      .header("content-disposition", attachment(q.file_name || fallback, fallback))
       .send(body);
   };
   app.post("/simple/testsets/:id/download", { schema: { tags, summary: "Download a simple testset's latest revision", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) => {

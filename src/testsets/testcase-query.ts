@@ -8,7 +8,7 @@ import { Conditions } from "../versioning/sql.ts";
 import { MAX_PAGE } from "../versioning/windowing.ts";
 import { idPages, type StoredIds } from "./chunk-lists.ts";
 import { cursorPosition, positionCursor } from "./position-cursor.ts";
-import { loadTestcases, testcaseRecord, type TestcaseRow } from "./testcases.ts";
+import { loadTestcases, restoredTestcase, testcaseRecord, type TestcaseRow } from "./testcases.ts";
 
 export interface TestcaseQuery {
   testcaseIds?: string[] | null;
@@ -90,7 +90,7 @@ export async function queryTestcases(db: Queryable, scope: Scope, q: TestcaseQue
     if (q.next) where.add("id > ?::uuid", q.next);
     rows = await db.query<TestcaseRow>(`SELECT * FROM testcases WHERE ${where} ORDER BY id LIMIT ${limit + 1}`, where.params);
     more = rows.length > limit;
-    rows = rows.slice(0, limit);
+    rows = rows.slice(0, limit).map(restoredTestcase);
     next = more && rows.length ? rows[rows.length - 1].id : null;
   }
   return {

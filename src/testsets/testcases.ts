@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { copyUnlessConflict, json } from "../db/database.ts";
+import { fromJsonb, jsonbText, toJsonbText } from "../db/jsonb-text.ts";
 import { canonicalJson, canonicalWithout } from "./canonical-json.ts";
 import type { ColumnCounts } from "./columns.ts";
 import { unpackIds, type IdListWriter } from "./chunk-lists.ts";
@@ -32,6 +33,13 @@ const COPY_BATCH = 50_000;
 /** The text cap where the database names none (a plain Queryable). */
 const COPY_BYTES = 4 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A row read from `testcases` with what jsonb could not hold restored (see jsonb-text.ts). */
+export function restoredTestcase(row: TestcaseRow): TestcaseRow {
+  const data = fromJsonb(row.data), flags = fromJsonb(row.flags), tags = fromJsonb(row.tags), meta = fromJsonb(row.meta);
+  const same = data === row.data && flags === row.flags && tags === row.tags && meta === row.meta;
+  return same ? row : { ...row, data, flags, tags, meta };
+}
 
 export function testcaseRecord(row: TestcaseRow) {
   return {
@@ -66,14 +74,14 @@ export class PackedIds {
   }
 }
 
-const jsonOrNull = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 // COPY text format: backslash starts an escape; JSON text holds no raw tab or newline.
 const copyText = (s: string | null) => (s === null ? "\\N" : s.includes("\\") ? s.replaceAll("\\", "\\\\") : s);
 
 interface Pending {
   /** Index of the row's id in the packed list. */
   at: number;
-  canonical: string;
+  /** The data's canonical JSON (what its id hashes), as jsonb can store it. */
+  stored: string;
   flags: string | null;
   tags: string | null;
   meta: string | null;
@@ -115,7 +123,7 @@ export async function storePackedTestcases(
     const hex = (r: Pending) => bytes.toString("hex", r.at * 16, r.at * 16 + 16);
     if (batch.length >= BATCH && tx.copyFrom) {
       // In id order: the two indexes on testcases are then filled page by page, not at random.
-      const lines = batch.map((r) => `${hex(r)}\t${copyText(r.canonical)}\t${copyText(r.flags)}\t${copyText(r.tags)}\t${copyText(r.meta)}`).sort();
+      const lines = batch.map((r) => `${hex(r)}\t${copyText(r.stored)}\t${copyText(r.flags)}\t${copyText(r.tags)}\t${copyText(r.meta)}`).sort();
       if (direct) {
         direct = await copyUnlessConflict(tx, "COPY testcases (id, data, flags, tags, meta, project_id, testset_id, created_by_id) FROM STDIN", lines.map((l) => `${l}${constants}\n`));
         if (direct) return;
@@ -137,7 +145,7 @@ export async function storePackedTestcases(
         `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
          SELECT $1, (r->>0)::uuid, $2, (r->>1)::jsonb, (r->>2)::jsonb, (r->>3)::jsonb, (r->>4)::jsonb, $3
          FROM jsonb_array_elements($4::jsonb) r ON CONFLICT DO NOTHING`,
-        [scope.projectId, testsetId, scope.userId, json(batch.map((r) => [hex(r), r.canonical, r.flags, r.tags, r.meta]))],
+        [scope.projectId, testsetId, scope.userId, json(batch.map((r) => [hex(r), r.stored, r.flags, r.tags, r.meta]))],
       );
     }
   };
@@ -167,11 +175,14 @@ export async function storePackedTestcases(
     const { data, canonical, id } = identifyTestcase(row, testsetId, dedup);
     columns?.add(data);
     const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
-    const pending: Pending = { at: ids.count, canonical, flags: jsonOrNull(row.flags), tags: jsonOrNull(row.tags), meta: jsonOrNull(row.meta), claimed };
+    const pending: Pending = {
+      at: ids.count, stored: toJsonbText(canonical), claimed,
+      flags: jsonbText(row.flags), tags: jsonbText(row.tags), meta: jsonbText(row.meta),
+    };
     batch.push(pending);
     ids.push(id);
     // The line's text: id, data, flags, tags and meta, and their separators.
-    batchBytes += 40 + canonical.length + (pending.flags?.length ?? 0) + (pending.tags?.length ?? 0) + (pending.meta?.length ?? 0);
+    batchBytes += 40 + pending.stored.length + (pending.flags?.length ?? 0) + (pending.tags?.length ?? 0) + (pending.meta?.length ?? 0);
     if (batch.length >= COPY_BATCH || batchBytes >= copyBytes) await flush();
   }
 }
@@ -206,9 +217,10 @@ async function keepClaimedIds(tx: Queryable, scope: Scope, testsetId: string, id
          AND id IN (SELECT x::uuid FROM jsonb_array_elements_text($3::jsonb) x)`,
       [scope.projectId, testsetId, json(slice.map((r) => r.claimed))],
     );
-    const stored = new Map(found.map((r) => [r.id, canonicalJson(r.data)]));
+    // Both sides as stored: the escaped canonical text of the same content is the same text.
+    const stored = new Map(found.map((r) => [r.id, toJsonbText(canonicalJson(fromJsonb(r.data)))]));
     const bytes = ids.bytes;
-    for (const r of slice) if (stored.get(r.claimed!) === r.canonical) uuidToBytes(r.claimed!).copy(bytes, r.at * 16);
+    for (const r of slice) if (stored.get(r.claimed!) === r.stored) uuidToBytes(r.claimed!).copy(bytes, r.at * 16);
   }
 }
 
@@ -221,7 +233,7 @@ export async function loadTestcases(db: Queryable, projectId: string, ids: strin
       "SELECT * FROM testcases WHERE project_id = $1 AND id IN (SELECT x::uuid FROM jsonb_array_elements_text($2::jsonb) x)",
       [projectId, json([...new Set(slice)])],
     );
-    const byId = new Map(rows.map((r) => [r.id, r]));
+    const byId = new Map(rows.map((r) => [r.id, restoredTestcase(r)]));
     for (const id of slice) {
       const row = byId.get(id);
       if (row) out.push(row);

@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
+import { toJsonbText } from "../db/jsonb-text.ts";
 import type { InvocationRecord } from "./traces.ts";
 
 /**
@@ -7,6 +8,8 @@ import type { InvocationRecord } from "./traces.ts";
  * sooner when `maxBatch` are waiting). An embedded database runs queries on the server's own thread,
  * so one insert per invocation would cost every caller; a batch costs one insert per interval.
  * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered.
+ * A batch the database refuses is written again row by row: only the rows it refuses are lost (and
+ * reported to `onError`), never another caller's trace that shared their batch.
  */
 export class TraceWriter {
   readonly #db: Queryable;
@@ -40,9 +43,21 @@ export class TraceWriter {
     const batch = this.#pending;
     this.#pending = [];
     if (batch.length > 0) {
-      this.#writing = this.#writing.then(() => this.#insert(batch)).then(() => {}, this.#onError);
+      this.#writing = this.#writing.then(() => this.#write(batch));
     }
     return this.#writing;
+  }
+
+  async #write(batch: Record<string, unknown>[]): Promise<void> {
+    try {
+      await this.#insert(batch);
+    } catch (error) {
+      if (batch.length === 1) return this.#onError(error);
+      for (const row of batch) {
+        await this.#insert([row]).catch((rowError: unknown) =>
+          this.#onError(Object.assign(rowError as object, { traceId: row.trace_id, projectId: row.project_id })));
+      }
+    }
   }
 
   #insert(batch: Record<string, unknown>[]): Promise<unknown> {
@@ -52,7 +67,7 @@ export class TraceWriter {
        FROM jsonb_to_recordset($1::jsonb) AS t(trace_id text, project_id uuid, span_id text, refs jsonb, inputs jsonb, outputs jsonb,
          status jsonb, latency_ms double precision, usage jsonb, spans jsonb)
        ON CONFLICT DO NOTHING`,
-      [JSON.stringify(batch)],
+      [toJsonbText(JSON.stringify(batch))],
     );
   }
 }

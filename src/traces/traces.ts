@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
+import { fromJsonb } from "../db/jsonb-text.ts";
 import { notFound } from "../errors.ts";
 
 export interface InvocationRecord {
@@ -21,5 +22,5 @@ export async function findTrace(db: Queryable, scope: Scope, traceId: string) {
     [scope.projectId, traceId],
   );
   if (!row) throw notFound(`Trace ${traceId} not found`);
-  return row;
+  return fromJsonb(row);
 }
