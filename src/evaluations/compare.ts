@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
+import { fromJsonb } from "../db/jsonb-text.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { canonicalJson } from "../testsets/canonical-json.ts";
 import type { RunStep } from "./run-steps.ts";
@@ -111,7 +112,7 @@ async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], s
   );
   // testcase → artifact → run index → outcome
   const table = new Map<string, Map<string, ({ status: string; outputs: unknown } | undefined)[]>>();
-  for (const r of rows) {
+  for (const r of rows.map(fromJsonb)) {
     const artifact = stepArtifact.get(r.run_id)?.get(r.step_key);
     if (!artifact) continue;
     let steps = table.get(r.testcase_id);

@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
 import type { Queryable } from "../db/database.ts";
+import { fromJsonb } from "../db/jsonb-text.ts";
 import { complete, countByStatus, type Job } from "../jobs/queue.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { workflows, type WorkflowData } from "../kinds/workflows.ts";
@@ -181,7 +182,7 @@ async function reusableCells(db: Queryable, scope: Scope, hashes: string[]): Pro
      ORDER BY r.hash_id, r.created_at DESC`,
     [scope.projectId, [...new Set(hashes)]],
   );
-  return new Map(rows.map((r) => [r.hash_id, r]));
+  return new Map(rows.map((r) => [r.hash_id, fromJsonb(r)]));
 }
 
 /** Retries an invocation a provider rate-limited or the code sandbox had no room for, with backoff; others return at once. */

@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
+import { fromJsonb } from "../db/jsonb-text.ts";
 import { insertRows, type Row } from "./entity-table.ts";
 import { MetricStats, typeOf } from "./metric-stats.ts";
 import { assertOpenRuns } from "./runs.ts";
@@ -79,7 +80,7 @@ async function* resultPages(db: Queryable, scope: Scope, runId: string, scenario
        ORDER BY r.id LIMIT ${PAGE}`,
       [scope.projectId, runId, scenarioId, after],
     );
-    yield* rows;
+    for (const row of rows) yield fromJsonb(row); // trace outputs may carry escaped NULs
     if (rows.length < PAGE) return;
     after = rows[rows.length - 1].id;
   }
