@@ -45,11 +45,11 @@ try {
     ["7 MB single-cell CSV (under the cell limit)", () => singleCell(7 * 2 ** 20)],
     ["1,000,000-row CSV", () => csvFile(1_000_000)],
   ];
-  for (const [name, make] of cases) {
+  for (const [i, [name, make]] of cases.entries()) {
     const file = await make();
     server.resetPeak();
     const started = performance.now();
-    const sent = await uploadFile(`${server.url}/api/simple/testsets/upload`, api.key, { file_type: "csv" }, file);
+    const sent = await uploadFile(`${server.url}/api/simple/testsets/upload`, api.key, { file_type: "csv", testset_slug: `memory-${i}` }, file);
     const seconds = (performance.now() - started) / 1000;
     const peak = server.peakRss();
     const health = (await fetch(`${server.url}/api/health`)).status;

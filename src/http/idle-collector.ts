@@ -12,7 +12,8 @@ export const IDLE_COLLECT_RSS = 384 * 2 ** 20;
  * (`--expose-gc`) returns the free pages, once per quiet spell. Ordinary traffic stays under the
  * floor and never pays for it. Without `--expose-gc` (tests, embedding) it does nothing.
  */
-export function collectWhenIdle(app: FastifyInstance): void {
+export function collectWhenIdle(app: FastifyInstance, options: { idleMs?: number; rssFloor?: number } = {}): void {
+  const { idleMs = IDLE_COLLECT_MS, rssFloor = IDLE_COLLECT_RSS } = options;
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) return;
   let inFlight = 0;
@@ -28,10 +29,10 @@ export function collectWhenIdle(app: FastifyInstance): void {
     });
   });
   const timer = setInterval(() => {
-    if (collected || inFlight > 0 || performance.now() - lastActivity < IDLE_COLLECT_MS) return;
+    if (collected || inFlight > 0 || performance.now() - lastActivity < idleMs) return;
     collected = true;
-    if (process.memoryUsage.rss() > IDLE_COLLECT_RSS) gc();
-  }, IDLE_COLLECT_MS / 2);
+    if (process.memoryUsage.rss() > rssFloor) gc();
+  }, idleMs / 2);
   timer.unref();
   app.server.once("close", () => clearInterval(timer));
 }

@@ -6497,6 +6497,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description CSV only: prefix cells that start with =, +, -, @, tab or carriage return with a single quote */
+                    escape_formulas?: boolean | null;
                     file_name?: string | null;
                     file_type?: "csv" | "json" | null;
                 };
@@ -7828,6 +7830,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description CSV only: prefix cells that start with =, +, -, @, tab or carriage return with a single quote */
+                    escape_formulas?: boolean | null;
                     file_name?: string | null;
                     file_type?: "csv" | "json" | null;
                 };
