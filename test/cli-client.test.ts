@@ -109,12 +109,13 @@ describe("tessera testsets", () => {
     const rows = "formula,plain\n\"=HYPERLINK(\"\"http://evil\"\")\",ok\n@SUM(A1),-1\n";
     expect((await tessera(["testsets", "upload", file("formulas.csv", rows)])).code).toBe(0);
     const verbatim = await tessera(["testsets", "download", "formulas"]);
-    expect(parse(verbatim.stdout, { columns: true }).map((r: Record<string, string>) => [r.formula, r.plain])).toEqual([
+    const cells = (csv: string) => (parse(csv, { columns: true }) as Record<string, string>[]).map((r) => [r.formula, r.plain]);
+    expect(cells(verbatim.stdout)).toEqual([
       ['=HYPERLINK("http://evil")', "ok"], ["@SUM(A1)", "-1"],
     ]);
     const escaped = await tessera(["testsets", "download", "formulas", "--escape-formulas"]);
     expect(escaped.code).toBe(0);
-    expect(parse(escaped.stdout, { columns: true }).map((r: Record<string, string>) => [r.formula, r.plain])).toEqual([
+    expect(cells(escaped.stdout)).toEqual([
       ['\'=HYPERLINK("http://evil")', "ok"], ["'@SUM(A1)", "'-1"],
     ]);
   });
