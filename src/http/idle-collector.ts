@@ -8,13 +8,13 @@ export const IDLE_COLLECT_RSS = 384 * 2 ** 20;
 /**
  * Gives memory back once the server is idle. With `--no-memory-reducer` (server-flags.ts) V8 never
  * shrinks a heap that big work (a large upload or download) grew: when no request is in flight for
- * `IDLE_COLLECT_MS` and the process holds more than `IDLE_COLLECT_RSS`, one full collection
- * (`--expose-gc`) returns the free pages, once per quiet spell. Ordinary traffic stays under the
+ * `IDLE_COLLECT_MS` and the process holds more than `IDLE_COLLECT_RSS`, one memory-reducing full
+ * collection (`--expose-gc`) returns the free pages, once per quiet spell. Ordinary traffic stays under the
  * floor and never pays for it. Without `--expose-gc` (tests, embedding) it does nothing.
  */
 export function collectWhenIdle(app: FastifyInstance, options: { idleMs?: number; rssFloor?: number } = {}): void {
   const { idleMs = IDLE_COLLECT_MS, rssFloor = IDLE_COLLECT_RSS } = options;
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = (globalThis as { gc?: (options?: Record<string, string>) => void }).gc;
   if (!gc) return;
   let inFlight = 0;
   let lastActivity = performance.now();
@@ -31,7 +31,9 @@ export function collectWhenIdle(app: FastifyInstance, options: { idleMs?: number
   const timer = setInterval(() => {
     if (collected || inFlight > 0 || performance.now() - lastActivity < idleMs) return;
     collected = true;
-    if (process.memoryUsage.rss() > rssFloor) gc();
+    // A plain gc() frees objects but V8 keeps their pages (895 → 665 MB in a test); the last-resort
+    // flavour collects to reduce the footprint, as the memory reducer would, and returns them (→ 74 MB).
+    if (process.memoryUsage.rss() > rssFloor) gc({ type: "major", execution: "sync", flavor: "last-resort" });
   }, idleMs / 2);
   timer.unref();
   app.server.once("close", () => clearInterval(timer));
