@@ -49,7 +49,8 @@ try {
     const file = await make();
     server.resetPeak();
     const started = performance.now();
-    const sent = await uploadFile(`${server.url}/api/simple/testsets/upload`, api.key, { file_type: "csv", testset_slug: `memory-${i}` }, file);
+    const fields = { file_type: "csv", testset_slug: `memory-${i}` };
+    const sent = await uploadFile(`${server.url}/api/simple/testsets/upload`, api.key, fields, file);
     const seconds = (performance.now() - started) / 1000;
     const peak = server.peakRss();
     const health = (await fetch(`${server.url}/api/health`)).status;

@@ -80,12 +80,16 @@ export async function applyTestsetDelta(base: RevisionRow | null, delta: Testset
  * Added rows that name an id must name a testcase of this testset (else 422 naming it); one sent
  * without data adds that testcase as it is stored.
  */
-async function addedRows(tx: Queryable, projectId: string, testsetId: string, add: TestcaseInput[]): Promise<TestcaseInput[]> {
+async function addedRows(
+  tx: Queryable, projectId: string, testsetId: string, add: TestcaseInput[],
+): Promise<TestcaseInput[]> {
   const named = add.filter((r) => r.id).map((r) => r.id!.toLowerCase());
   if (!named.length) return add;
   const unknown = await unknownTestcaseIds(tx, projectId, testsetId, named);
   if (unknown.length) {
-    throw unprocessable(unknown.slice(0, 20).map((id) => ({ loc: [...LOC, "rows", "add"], msg: `Testcase ${id} is not a testcase of this testset`, type: "value_error" })));
+    throw unprocessable(unknown.slice(0, 20).map((id) => ({
+      loc: [...LOC, "rows", "add"], msg: `Testcase ${id} is not a testcase of this testset`, type: "value_error",
+    })));
   }
   const stored = new Map((await loadTestcases(tx, projectId, named)).map((t) => [t.id, t]));
   return add.map((r) => {

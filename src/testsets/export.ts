@@ -79,7 +79,8 @@ export interface ExportOptions {
  * kept) rather than holding them.
  */
 export async function exportRevision(
-  db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType, options: ExportOptions = {},
+  db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType,
+  options: ExportOptions = {},
 ): Promise<Readable> {
   if (fileType === "json") {
     return Readable.from((async function* () {
@@ -98,7 +99,9 @@ export async function exportRevision(
   const columns = [...keys, "testcase_dedup_id", "__id__", ...meta];
   const text = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
   // Numbers stay as they are: a negative number is no formula.
-  const cell = options.escapeFormulas ? (v: unknown) => (typeof v === "number" ? text(v) : escapeFormula(text(v))) : text;
+  const cell = options.escapeFormulas
+    ? (v: unknown) => (typeof v === "number" ? text(v) : escapeFormula(text(v)))
+    : text;
   const records = Readable.from((async function* () {
     yield options.escapeFormulas ? columns.map(escapeFormula) : columns;
     for await (const rows of pages(db, projectId, data)) {

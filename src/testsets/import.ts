@@ -50,7 +50,9 @@ function checkCells(value: unknown, where: string, limit: number) {
   for (const [column, cell] of Object.entries(value)) {
     const text = typeof cell === "string" ? cell : JSON.stringify(cell) ?? "";
     if (text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text) > limit)) {
-      throw tooLarge(`Column ${JSON.stringify(column)} of the row at ${where} is larger than the cell limit of ${limit} bytes (TESSERA_CELL_LIMIT)`);
+      const name = JSON.stringify(column);
+      throw tooLarge(`Column ${name} of the row at ${where} is larger than the cell limit of ${limit} bytes`
+        + " (TESSERA_CELL_LIMIT)");
     }
   }
 }
@@ -195,7 +197,9 @@ function importRow(value: unknown, index: number, where: string, csv: boolean): 
   // A well-formed id that names no stored row is a copied or edited row (it gets its own id); a
   // malformed one can only be a mistake, and replacing it silently would hide it.
   if (id !== null && (typeof id !== "string" || !UUID.test(id))) {
-    throw invalid(`__id__ ${JSON.stringify(id)} in ${where_} is not a testcase id (a UUID); leave it empty for a new row`);
+    throw invalid(
+      `__id__ ${JSON.stringify(id)} in ${where_} is not a testcase id (a UUID); leave it empty for a new row`,
+    );
   }
   return {
     id,

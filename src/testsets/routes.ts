@@ -142,7 +142,8 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const q = req.query as Body;
     const fileType: FileType = q.file_type ?? "csv";
     const name = (q.file_name || `${revision.artifact_slug}-v${revision.version}.${fileType}`).replace(/["\r\n\\]/g, "_");
-    const body = await exportRevision(ctx.db, req.scope.projectId, revision.artifact_id, revision.data as StoredIds | null, fileType, {
+    const stored = revision.data as StoredIds | null;
+    const body = await exportRevision(ctx.db, req.scope.projectId, revision.artifact_id, stored, fileType, {
       escapeFormulas: q.escape_formulas === true,
     });
     return reply

@@ -50,7 +50,9 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
   const [{ latest }] = await tx.query<{ latest: number | null }>("SELECT max(version) AS latest FROM revisions WHERE variant_id = $1", [variant.id]);
   const parent = await parentRevision(tx, scope, kind, variant, req.baseRevisionId);
 
-  const input = { tx, scope, artifactId: variant.artifact_id, variantId: variant.id, parent, data: req.data, config: req.config };
+  const input = {
+    tx, scope, artifactId: variant.artifact_id, variantId: variant.id, parent, data: req.data, config: req.config,
+  };
   if (req.delta !== undefined && req.delta !== null) {
     if (!kind.applyDelta) throw unprocessable([{ loc: ["body", `${kind.name}_revision`, "delta"], msg: `${kind.plural} do not take deltas`, type: "value_error" }]);
     input.data = await kind.applyDelta(parent, req.delta, input);

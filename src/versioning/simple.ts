@@ -15,11 +15,15 @@ import { createVariant, defaultVariant } from "./variants.ts";
  * that want the current state without lineage.
  */
 export async function createSimple(
-  tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate & { data?: unknown; message?: string | null }, config?: Config,
+  tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate & { data?: unknown; message?: string | null },
+  config?: Config,
 ) {
   const artifact = await createArtifact(tx, scope, kind, input);
   const variant = await createVariant(tx, scope, kind, { id: artifact.id }, { slug: `${artifact.slug}.default`, name: "default", flags: input.flags });
-  await commitRevision(tx, scope, kind, { variantId: variant.id, data: input.data ?? null, flags: input.flags, message: input.message ?? "Initial commit", config });
+  await commitRevision(tx, scope, kind, {
+    variantId: variant.id, data: input.data ?? null, flags: input.flags, config,
+    message: input.message ?? "Initial commit",
+  });
   return artifact.id;
 }
 
@@ -45,7 +49,9 @@ export async function getSimple(read: ReadContext, kind: Kind, id: string) {
 }
 
 /** Metadata edits apply to the artifact; new `data` becomes a new revision on the default variant. */
-export async function editSimple(tx: Queryable, scope: Scope, kind: Kind, id: string, edit: MetadataEdit & { data?: unknown }, config?: Config) {
+export async function editSimple(
+  tx: Queryable, scope: Scope, kind: Kind, id: string, edit: MetadataEdit & { data?: unknown }, config?: Config,
+) {
   await editMetadata(tx, scope, kind, "artifact", id, edit);
   if (edit.data !== undefined && edit.data !== null) {
     const variant = await defaultVariant(tx, scope, kind, id);
