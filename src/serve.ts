@@ -2,6 +2,7 @@ import { bootstrapFirstRun, saveBootstrapKey } from "./accounts/bootstrap.ts";
 import type { Config } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
 import { openDatabase } from "./db/open.ts";
+import { collectWhenIdle } from "./http/idle-collector.ts";
 import { buildServer } from "./http/server.ts";
 
 /** Migrations and, on an empty database, the first project and key (printed once). */
@@ -41,6 +42,7 @@ export async function serve(config: Config, options: { prepare: boolean }): Prom
     await announceFirstRun(config, db);
   }
   const app = await buildServer({ config, db });
+  collectWhenIdle(app);
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -104,6 +104,21 @@ describe("tessera testsets", () => {
     expect(summary).toMatchObject({ file: out, format: "csv", testset: { slug: "lines" }, revision: { version: 2 } });
     expect(summary.bytes).toBe(readFileSync(out).length);
   });
+
+  it("escapes formula-looking cells for spreadsheets with --escape-formulas, and only then", async () => {
+    const rows = "formula,plain\n\"=HYPERLINK(\"\"http://evil\"\")\",ok\n@SUM(A1),-1\n";
+    expect((await tessera(["testsets", "upload", file("formulas.csv", rows)])).code).toBe(0);
+    const verbatim = await tessera(["testsets", "download", "formulas"]);
+    const cells = (csv: string) => (parse(csv, { columns: true }) as Record<string, string>[]).map((r) => [r.formula, r.plain]);
+    expect(cells(verbatim.stdout)).toEqual([
+      ['=HYPERLINK("http://evil")', "ok"], ["@SUM(A1)", "-1"],
+    ]);
+    const escaped = await tessera(["testsets", "download", "formulas", "--escape-formulas"]);
+    expect(escaped.code).toBe(0);
+    expect(cells(escaped.stdout)).toEqual([
+      ['\'=HYPERLINK("http://evil")', "ok"], ["'@SUM(A1)", "'-1"],
+    ]);
+  });
 });
 
 describe("tessera apps deploy, log, diff, revert", () => {

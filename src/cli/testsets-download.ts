@@ -72,7 +72,7 @@ export const command = clientCommand({
   name: "testsets download",
   summary: "Write a testset revision as CSV or JSON, to a file or stdout",
   usage: `
-Usage: tessera testsets download SLUG|ID [--revision ID|VERSION] [--format csv|json] [-o FILE]
+Usage: tessera testsets download SLUG|ID [--revision ID|VERSION] [--format csv|json] [--escape-formulas] [-o FILE]
 
 Writes the testset's latest revision (or the one --revision names) as CSV or JSON, streamed.
 Without -o it goes to stdout. Each row carries its testcase id (__id__) and metadata columns, so
@@ -82,6 +82,8 @@ Options:
   --revision <id|version>  a revision id, or a version number of the testset (3 or v3)
   --format <csv|json>      default: from -o's extension, else csv
   -o, --output <file>      write to FILE (via FILE.part, renamed when complete)
+  --escape-formulas        CSV for spreadsheets: cells starting with = + - @ (or tab, CR) get a leading '
+                           so a spreadsheet shows them as text instead of running them
 
 A progress bar (bytes received, rate) is drawn on stderr when it is a terminal.
 --json (with -o) prints {file, format, bytes, testset: {id, slug}, revision: {id, version}}.
@@ -89,6 +91,7 @@ ${CONNECTION_HELP}`,
   async run(args) {
     const { values, positionals: given } = parseClientArgs(args, {
       revision: { type: "string" }, format: { type: "string" }, output: { type: "string", short: "o" },
+      "escape-formulas": { type: "boolean" },
     });
     const [ref] = positionals(given, "SLUG|ID");
     const fromName = values.output ? extname(values.output).slice(1).toLowerCase() : "";
@@ -101,7 +104,9 @@ ${CONNECTION_HELP}`,
     const testset = await lookup.artifact("testsets", ref);
     if (!testset) throw new NotFound(`No testset has slug or id "${ref}"`);
     const revision = await revisionOf(client, testset, values.revision);
-    const body = await client.downloadTestset(testset.id, { fileType: format, revisionId: revision.id });
+    const body = await client.downloadTestset(testset.id, {
+      fileType: format, revisionId: revision.id, escapeFormulas: values["escape-formulas"] === true,
+    });
     // Rows printed on the terminal are progress enough; a bar would cut through them.
     const progress = new Progress(`Downloading ${testset.slug} v${revision.version}`, null, { quiet: !values.output && process.stdout.isTTY });
     try {

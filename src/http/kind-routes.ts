@@ -125,7 +125,7 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const row = await ctx.db.transaction((tx) => commitRevision(tx, req.scope, kind, {
         variantId, artifactId, baseRevisionId: c.base_revision_id ?? aliased(kind, c, "revision_id", "revision_id"),
         slug: c.slug, name: c.name, description: c.description, message: c.message, flags: c.flags, tags: c.tags, meta: c.meta,
-        data: c.data, delta: c.delta,
+        data: c.data, delta: c.delta, config: ctx.config,
       }));
       return one(`${n}_revision`, await present(row, read(req, options)));
     };

@@ -43,14 +43,14 @@ export function simpleRoutes(kind: Kind, opts: SimpleRouteOptions) {
 
     app.post(`${P}/`, { schema: { tags, summary: `Create simple ${n}`, body: create, response: { 200: one } } }, async (req) => {
       const input = (req.body as any)[n];
-      const id = await ctx.db.transaction((tx) => createSimple(tx, req.scope, kind, input));
+      const id = await ctx.db.transaction((tx) => createSimple(tx, req.scope, kind, input, ctx.config));
       return respond(req.scope, id);
     });
     app.get(`${P}/:${n}_id`, { schema: { tags, summary: `Fetch simple ${n}`, params: IdParam(`${n}_id`), response: { 200: one } } }, async (req) =>
       respond(req.scope, (req.params as any)[`${n}_id`]));
     app.put(`${P}/:${n}_id`, { schema: { tags, summary: `Edit simple ${n}`, params: IdParam(`${n}_id`), body: edit, response: { 200: one } } }, async (req) => {
       const id = (req.params as any)[`${n}_id`];
-      await ctx.db.transaction((tx) => editSimple(tx, req.scope, kind, id, (req.body as any)[n]));
+      await ctx.db.transaction((tx) => editSimple(tx, req.scope, kind, id, (req.body as any)[n], ctx.config));
       return respond(req.scope, id);
     });
     app.post(`${P}/query`, { schema: { tags, summary: `Query simple ${kind.plural}`, body: query, response: { 200: many } } }, async (req) => {

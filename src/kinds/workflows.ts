@@ -3,6 +3,7 @@ import { unprocessable } from "../errors.ts";
 import type { CommitInput, Kind, PreparedData, ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { headerProblem } from "../runtime/net/header-text.ts";
+import { checkHookUrl } from "../workflows/hook-url.ts";
 import { isHosted, parseUri, serviceUrl } from "../workflows/uri.ts";
 import { applyWorkflowDelta, type WorkflowDelta } from "./workflow-delta.ts";
 
@@ -32,6 +33,9 @@ function prepare(wrapper: string) {
     const uri = parseUri(data.uri);
     if (!uri) throw unprocessable([{ loc: ["body", wrapper, "data", "uri"], msg: `Malformed URI "${data.uri}": expected provider:kind:key:version`, type: "value_error" }]);
     if (isHosted(uri)) delete data.url;
+    if (uri.kind === "custom" && uri.key === "hook") {
+      checkHookUrl(data.url, commit.config?.allowPrivateHooks ?? false, ["body", wrapper, "data", "url"]);
+    }
     data.schemas ??= schemasForUri(data.uri) ?? undefined;
     if (data.schemas === undefined) delete data.schemas;
     return {

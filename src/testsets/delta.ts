@@ -4,7 +4,8 @@ import type { RevisionRow } from "../versioning/rows.ts";
 import { editLeaves, locateIds } from "./chunk-edit.ts";
 import { idPages, loadIds, loadLeaves, storeIds, storeLeaves, type StoredIds } from "./chunk-lists.ts";
 import { ColumnCounts } from "./columns.ts";
-import { loadTestcases, storeTestcases, type TestcaseInput } from "./testcases.ts";
+import type { Queryable } from "../db/database.ts";
+import { loadTestcases, storeTestcases, unknownTestcaseIds, type TestcaseInput } from "./testcases.ts";
 
 export interface TestsetDelta {
   rows?: { add?: TestcaseInput[] | null; remove?: string[] | null; replace?: (TestcaseInput & { id: string })[] | null } | null;
@@ -39,7 +40,7 @@ export async function applyTestsetDelta(base: RevisionRow | null, delta: Testset
   const rowOps = delta.rows;
   const replace = rowOps?.replace ?? [];
   const remove = (rowOps?.remove ?? []).map((id) => id.toLowerCase());
-  const add = rowOps?.add ?? [];
+  const add = await addedRows(tx, scope.projectId, artifactId, rowOps?.add ?? []);
   if (!replace.length && !remove.length && !add.length) {
     if (stored?.lists) return new ResolvedIds(stored);
     return new ResolvedIds({ ...(await storeIds(tx, scope.projectId, await loadIds(tx, scope.projectId, stored))), columns: stored?.columns });
@@ -73,6 +74,29 @@ export async function applyTestsetDelta(base: RevisionRow | null, delta: Testset
     for (const row of await loadTestcases(tx, scope.projectId, gone)) counts.add(row.data, -edited.met.get(row.id)!);
   }
   return new ResolvedIds({ ...(await storeLeaves(tx, scope.projectId, edited.leaves)), ...(counts ? { columns: counts.toJSON() } : {}) });
+}
+
+/**
+ * Added rows that name an id must name a testcase of this testset (else 422 naming it); one sent
+ * without data adds that testcase as it is stored.
+ */
+async function addedRows(
+  tx: Queryable, projectId: string, testsetId: string, add: TestcaseInput[],
+): Promise<TestcaseInput[]> {
+  const named = add.filter((r) => r.id).map((r) => r.id!.toLowerCase());
+  if (!named.length) return add;
+  const unknown = await unknownTestcaseIds(tx, projectId, testsetId, named);
+  if (unknown.length) {
+    throw unprocessable(unknown.slice(0, 20).map((id) => ({
+      loc: [...LOC, "rows", "add"], msg: `Testcase ${id} is not a testcase of this testset`, type: "value_error",
+    })));
+  }
+  const stored = new Map((await loadTestcases(tx, projectId, named)).map((t) => [t.id, t]));
+  return add.map((r) => {
+    if (!r.id || r.data) return r;
+    const t = stored.get(r.id.toLowerCase())!;
+    return { id: t.id, data: t.data, flags: r.flags ?? t.flags, tags: r.tags ?? t.tags, meta: r.meta ?? t.meta };
+  });
 }
 
 /** Every row of the revision with the column operations applied, read and yielded a page at a time. */

@@ -67,12 +67,24 @@ function exportRow(row: TestcaseRow, meta: readonly string[]): Record<string, un
   return out;
 }
 
+// Text a spreadsheet would run as a formula (OWASP "CSV injection"): it gets a leading single quote.
+const FORMULA_START = /^[=+\-@\t\r]/;
+const escapeFormula = (text: string) => (FORMULA_START.test(text) ? `'${text}` : text);
+
+/** Download options: `escapeFormulas` prefixes formula-looking CSV cells (and column names) with `'`. */
+export interface ExportOptions {
+  escapeFormulas?: boolean;
+}
+
 /**
  * The revision's testcases as a file, streamed page by page. CSV needs its columns first: from the
  * revision's column counts when it has them, else from a first pass over the rows (keys only are
  * kept) rather than holding them.
  */
-export async function exportRevision(db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType): Promise<Readable> {
+export async function exportRevision(
+  db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType,
+  options: ExportOptions = {},
+): Promise<Readable> {
   if (fileType === "json") {
     return Readable.from((async function* () {
       let first = true;
@@ -88,8 +100,13 @@ export async function exportRevision(db: Queryable, projectId: string, testsetId
   }
   const { keys, meta } = await csvColumns(db, projectId, testsetId, data);
   const columns = [...keys, "testcase_dedup_id", "__id__", ...meta];
-  const cell = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
+  const text = (v: unknown) => (v === undefined || v === null ? "" : typeof v === "string" ? v : JSON.stringify(v));
+  // Numbers stay as they are: a negative number is no formula.
+  const cell = options.escapeFormulas
+    ? (v: unknown) => (typeof v === "number" ? text(v) : escapeFormula(text(v)))
+    : text;
   const records = Readable.from((async function* () {
+    yield options.escapeFormulas ? columns.map(escapeFormula) : columns;
     for await (const rows of pages(db, projectId, data)) {
       for (const row of rows) {
         const r = exportRow(row, meta);
@@ -97,5 +114,5 @@ export async function exportRevision(db: Queryable, projectId: string, testsetId
       }
     }
   })());
-  return records.pipe(stringify({ header: true, columns }));
+  return records.pipe(stringify());
 }

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
-import { parse } from "csv-parse";
-import { unprocessable } from "../errors.ts";
+import { CsvError, parse } from "csv-parse";
+import { HttpError, unprocessable } from "../errors.ts";
+import { cellLimit, rowLimit } from "./limits.ts";
 import type { TestcaseInput } from "./testcases.ts";
 
 export type FileType = "csv" | "json";
@@ -15,39 +16,93 @@ export class TestcaseStream {
 }
 
 const LOC = ["body", "file"];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = (msg: string) => unprocessable([{ loc: LOC, msg, type: "value_error" }]);
 
-/** Testcase rows of a CSV (header row), JSON array of objects or JSON Lines file, read as a stream. */
+/**
+ * Testcase rows of a CSV (header row), JSON array of objects or JSON Lines file, read as a stream.
+ * A row over `TESSERA_ROW_LIMIT` bytes or a cell over `TESSERA_CELL_LIMIT` is refused (413) while
+ * it is read, so the parser never holds more than one bounded row.
+ */
 export async function* readRows(stream: Readable, fileType: FileType): AsyncGenerator<TestcaseInput> {
   let index = 0;
-  const values = fileType === "csv" ? csvRecords(stream) : jsonValues(stream);
-  for await (const { value, where } of values) yield importRow(value, index++, where, fileType === "csv");
+  const limits = { row: rowLimit(), cell: cellLimit() };
+  const values = fileType === "csv" ? csvRecords(stream, limits.row) : jsonValues(stream, limits.row);
+  for await (const { value, where, bound } of values) {
+    if (bound > limits.cell) checkCells(value, where, limits.cell);
+    yield importRow(value, index++, where, fileType === "csv");
+  }
 }
 
-async function* csvRecords(stream: Readable): AsyncGenerator<{ value: unknown; where: string }> {
-  const parser = stream.pipe(parse({ columns: true, bom: true, skip_empty_lines: true }));
+interface RawRow {
+  value: unknown;
+  where: string;
+  /** At least the UTF-8 size of the row's largest cell. */
+  bound: number;
+}
+
+const tooLarge = (what: string) => new HttpError(413, what);
+const rowTooLarge = (where: string, limit: number) =>
+  tooLarge(`The row at ${where} is larger than the row limit of ${limit} bytes (TESSERA_ROW_LIMIT)`);
+
+function checkCells(value: unknown, where: string, limit: number) {
+  if (typeof value !== "object" || value === null) return;
+  for (const [column, cell] of Object.entries(value)) {
+    const text = typeof cell === "string" ? cell : JSON.stringify(cell) ?? "";
+    if (text.length > limit || (text.length * 3 > limit && Buffer.byteLength(text) > limit)) {
+      const name = JSON.stringify(column);
+      throw tooLarge(`Column ${name} of the row at ${where} is larger than the cell limit of ${limit} bytes`
+        + " (TESSERA_CELL_LIMIT)");
+    }
+  }
+}
+
+async function* csvRecords(stream: Readable, maxRow: number): AsyncGenerator<RawRow> {
+  const parser = stream.pipe(parse({ bom: true, skip_empty_lines: true, max_record_size: maxRow, info: true }));
   // pipe() does not pass a source error on (an upload over its size limit): end the parse with it.
   stream.once("error", (error) => parser.destroy(error));
+  let header: string[] | null = null;
   try {
-    for await (const record of parser) yield { value: record, where: `line ${parser.info.lines}` };
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      const where = `line ${info.lines}`;
+      if (!header) {
+        header = record;
+        const seen = new Set<string>();
+        for (const name of header) {
+          if (seen.has(name)) throw invalid(`Column ${JSON.stringify(name)} appears twice in the CSV header (line 1)`);
+          seen.add(name);
+        }
+        continue;
+      }
+      const row: Record<string, string> = {};
+      let bound = 0;
+      for (let i = 0; i < header.length; i++) {
+        row[header[i]] = record[i];
+        bound += 3 * record[i].length;
+      }
+      yield { value: row, where, bound };
+    }
   } catch (error) {
-    const e = error as Error & { lines?: number; code?: string };
-    if (!e.code?.startsWith("CSV_")) throw error;
-    throw invalid(`Malformed CSV at line ${e.lines ?? "?"}: ${e.message}`);
+    if (!(error instanceof CsvError)) throw error;
+    const lines = (error as CsvError & { lines?: number }).lines ?? parser.info.lines;
+    if (error.code === "CSV_MAX_RECORD_SIZE") throw rowTooLarge(`line ${lines}`, maxRow);
+    throw invalid(`Malformed CSV at line ${lines}: ${error.message}`);
   }
 }
 
 /** Splits a top-level JSON array into its elements without holding the whole text; else JSON Lines. */
-async function* jsonValues(stream: Readable): AsyncGenerator<{ value: unknown; where: string }> {
+async function* jsonValues(stream: Readable, maxRow: number): AsyncGenerator<RawRow> {
   stream.setEncoding("utf8");
   let mode: "array" | "lines" | null = null;
   let depth = 0, inString = false, escape = false, ended = false, inElement = false;
   let parts: string[] = [];
+  let held = 0;
   let pending = "";
   let index = 0, line = 0;
   const parseAt = (text: string, where: string) => {
+    if (text.length > maxRow && Buffer.byteLength(text) > maxRow) throw rowTooLarge(where, maxRow);
     try {
-      return { value: JSON.parse(text) as unknown, where };
+      return { value: JSON.parse(text) as unknown, where, bound: 3 * text.length };
     } catch (error) {
       throw invalid(`Malformed JSON in ${where}: ${(error as Error).message}`);
     }
@@ -68,6 +123,8 @@ async function* jsonValues(stream: Readable): AsyncGenerator<{ value: unknown; w
         line++;
         if (text.trim()) yield parseAt(text, `row ${index++} (line ${line})`);
       }
+      // A row's UTF-8 size is at least its length: past that it is refused before it is whole.
+      if (pending.length > maxRow) throw rowTooLarge(`row ${index} (line ${line + 1})`, maxRow);
       continue;
     }
     let start = inElement ? i : -1;
@@ -88,6 +145,7 @@ async function* jsonValues(stream: Readable): AsyncGenerator<{ value: unknown; w
           parts.push(s.slice(start, i));
           yield parseAt(parts.join(""), `row ${index++}`);
           parts = [];
+          held = 0;
           inElement = false;
         } else if (c === ",") throw invalid(`Empty element at row ${index} of the JSON array`);
         if (c === "]") ended = true;
@@ -101,7 +159,11 @@ async function* jsonValues(stream: Readable): AsyncGenerator<{ value: unknown; w
         start = i;
       }
     }
-    if (inElement) parts.push(s.slice(start));
+    if (inElement) {
+      parts.push(s.slice(start));
+      held += s.length - start;
+      if (held > maxRow) throw rowTooLarge(`row ${index}`, maxRow);
+    }
   }
   if (mode === "array" && !ended) throw invalid(`The JSON array is not closed (after row ${index})`);
   if (mode === "lines" && pending.trim()) yield parseAt(pending, `row ${index++} (line ${line + 1})`);
@@ -131,8 +193,16 @@ function importRow(value: unknown, index: number, where: string, csv: boolean): 
     data.testcase_dedup_id = String(__dedup_id__);
   }
   const where_ = csv ? where : `row ${index}`;
+  const id = __id__ === undefined || __id__ === null || __id__ === "" ? null : __id__;
+  // A well-formed id that names no stored row is a copied or edited row (it gets its own id); a
+  // malformed one can only be a mistake, and replacing it silently would hide it.
+  if (id !== null && (typeof id !== "string" || !UUID.test(id))) {
+    throw invalid(
+      `__id__ ${JSON.stringify(id)} in ${where_} is not a testcase id (a UUID); leave it empty for a new row`,
+    );
+  }
   return {
-    id: typeof __id__ === "string" && __id__ ? __id__ : null,
+    id,
     flags: metadata(__flags__, "__flags__", where_),
     tags: metadata(__tags__, "__tags__", where_),
     meta: metadata(__meta__, "__meta__", where_),

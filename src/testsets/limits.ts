@@ -12,3 +12,9 @@ export const inlineLimit = () => setting("TESSERA_TESTSET_INLINE_LIMIT", 10_000)
 
 /** Bytes an uploaded file may have; past it the upload is refused with 413 and nothing is committed. */
 export const uploadLimit = () => setting("TESSERA_UPLOAD_LIMIT", 1024 ** 3);
+
+/** Bytes one cell (a CSV field, a JSON row's value) may hold; past it the upload gets 413 naming the row. */
+export const cellLimit = () => setting("TESSERA_CELL_LIMIT", 8 * 1024 ** 2);
+
+/** Bytes one row may take in the file; the parser never holds more than this of one row (413 naming it). */
+export const rowLimit = () => setting("TESSERA_ROW_LIMIT", 16 * 1024 ** 2);

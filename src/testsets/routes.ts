@@ -163,7 +163,10 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const q = req.query as Body;
     const fileType: FileType = q.file_type ?? "csv";
     const fallback = `${revision.artifact_slug}-v${revision.version}.${fileType}`;
-    const body = await exportRevision(ctx.db, req.scope.projectId, revision.artifact_id, revision.data as StoredIds | null, fileType);
+    const stored = revision.data as StoredIds | null;
+    const body = await exportRevision(ctx.db, req.scope.projectId, revision.artifact_id, stored, fileType, {
+      escapeFormulas: q.escape_formulas === true,
+    });
     return reply
       .header("content-type", fileType === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
       .header("content-disposition", attachment(q.file_name || fallback, fallback))

@@ -1,4 +1,5 @@
 import type { Scope } from "../accounts/scope.ts";
+import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
 import { badRequest, conflict, notFound, unprocessable } from "../errors.ts";
@@ -21,6 +22,8 @@ export interface CommitRequest {
   meta?: Record<string, unknown> | null;
   data?: unknown;
   delta?: unknown;
+  /** Handed to the kind's `prepare` (see `CommitInput.config`). */
+  config?: Config;
 }
 
 /**
@@ -47,7 +50,9 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
   const [{ latest }] = await tx.query<{ latest: number | null }>("SELECT max(version) AS latest FROM revisions WHERE variant_id = $1", [variant.id]);
   const parent = await parentRevision(tx, scope, kind, variant, req.baseRevisionId);
 
-  const input = { tx, scope, artifactId: variant.artifact_id, variantId: variant.id, parent, data: req.data };
+  const input = {
+    tx, scope, artifactId: variant.artifact_id, variantId: variant.id, parent, data: req.data, config: req.config,
+  };
   if (req.delta !== undefined && req.delta !== null) {
     if (!kind.applyDelta) throw unprocessable([{ loc: ["body", `${kind.name}_revision`, "delta"], msg: `${kind.plural} do not take deltas`, type: "value_error" }]);
     input.data = await kind.applyDelta(parent, req.delta, input);

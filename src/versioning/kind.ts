@@ -36,6 +36,8 @@ export interface CommitInput {
   /** The revision this commit descends from (given base, or the variant's latest). */
   parent: RevisionRow | null;
   data: unknown;
+  /** The server's configuration, for checks that depend on it (hook addresses); absent: the strictest. */
+  config?: Config;
 }
 
 export interface PreparedData {

@@ -1,4 +1,5 @@
 import type { Scope } from "../accounts/scope.ts";
+import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import { createArtifact, findArtifact, queryArtifacts, type ArtifactCreate, type ArtifactQuery } from "./artifacts.ts";
 import { commitRevision } from "./commit.ts";
@@ -13,10 +14,16 @@ import { createVariant, defaultVariant } from "./variants.ts";
  * The simple surface: artifact, default variant and latest revision as one flat record, for clients
  * that want the current state without lineage.
  */
-export async function createSimple(tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate & { data?: unknown; message?: string | null }) {
+export async function createSimple(
+  tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate & { data?: unknown; message?: string | null },
+  config?: Config,
+) {
   const artifact = await createArtifact(tx, scope, kind, input);
   const variant = await createVariant(tx, scope, kind, { id: artifact.id }, { slug: `${artifact.slug}.default`, name: "default", flags: input.flags });
-  await commitRevision(tx, scope, kind, { variantId: variant.id, data: input.data ?? null, flags: input.flags, message: input.message ?? "Initial commit" });
+  await commitRevision(tx, scope, kind, {
+    variantId: variant.id, data: input.data ?? null, flags: input.flags, config,
+    message: input.message ?? "Initial commit",
+  });
   return artifact.id;
 }
 
@@ -42,11 +49,13 @@ export async function getSimple(read: ReadContext, kind: Kind, id: string) {
 }
 
 /** Metadata edits apply to the artifact; new `data` becomes a new revision on the default variant. */
-export async function editSimple(tx: Queryable, scope: Scope, kind: Kind, id: string, edit: MetadataEdit & { data?: unknown }) {
+export async function editSimple(
+  tx: Queryable, scope: Scope, kind: Kind, id: string, edit: MetadataEdit & { data?: unknown }, config?: Config,
+) {
   await editMetadata(tx, scope, kind, "artifact", id, edit);
   if (edit.data !== undefined && edit.data !== null) {
     const variant = await defaultVariant(tx, scope, kind, id);
-    await commitRevision(tx, scope, kind, { variantId: variant.id, data: edit.data, message: "Edit" });
+    await commitRevision(tx, scope, kind, { variantId: variant.id, data: edit.data, message: "Edit", config });
   }
 }
 

@@ -50,7 +50,7 @@ export function watchProcess(child: ChildProcess, timeoutMs: number): { output: 
   return { output, done };
 }
 
-/** A server started as `npm start` does (`node --no-memory-reducer src/main.ts`), on a port of the system's choosing. */
+/** A server started as `npm start` does (`node --no-memory-reducer --expose-gc src/main.ts`), on a port of the system's choosing. */
 export interface ServerProcess {
   url: string;
   /** Everything written so far. */

@@ -180,12 +180,19 @@ export class TesseraClient {
     return (await this.#transport.json<Record<string, unknown>>("POST", path, { body, headers })).body;
   }
 
-  /** A testset's latest revision (or, with `revisionId`, that revision) as a CSV or JSON byte stream. */
-  async downloadTestset(testsetId: string, options: { fileType?: FileType; revisionId?: string } = {}): Promise<ReadableStream<Uint8Array>> {
+  /**
+   * A testset's latest revision (or, with `revisionId`, that revision) as a CSV or JSON byte stream;
+   * `escapeFormulas` prefixes formula-looking CSV cells with a single quote.
+   */
+  async downloadTestset(
+    testsetId: string, options: { fileType?: FileType; revisionId?: string; escapeFormulas?: boolean } = {},
+  ): Promise<ReadableStream<Uint8Array>> {
     const path = options.revisionId
       ? `/api/testsets/revisions/${encodeURIComponent(options.revisionId)}/download`
       : `/api/simple/testsets/${encodeURIComponent(testsetId)}/download`;
-    const res = await this.#transport.send("POST", path, { query: { file_type: options.fileType ?? "csv" } });
+    const res = await this.#transport.send("POST", path, {
+      query: { file_type: options.fileType ?? "csv", ...(options.escapeFormulas ? { escape_formulas: "true" } : {}) },
+    });
     return res.body ?? new ReadableStream({ start: (c) => c.close() });
   }
 

@@ -8473,6 +8473,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description CSV only: prefix cells that start with =, +, -, @, tab or carriage return with a single quote */
+                    escape_formulas?: boolean | null;
                     file_name?: string | null;
                     file_type?: "csv" | "json" | null;
                 };
@@ -9804,6 +9806,8 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
+                    /** @description CSV only: prefix cells that start with =, +, -, @, tab or carriage return with a single quote */
+                    escape_formulas?: boolean | null;
                     file_name?: string | null;
                     file_type?: "csv" | "json" | null;
                 };
