@@ -31,6 +31,12 @@ afterAll(async () => {
 
 const unique = (base: string) => `${base}-${crypto.randomUUID().slice(0, 8)}`;
 
+/** Runs the hosted completion service with `model` as the project behind `key`. */
+const complete = (key: string, model: string) => server.app.inject({
+  method: "POST", url: "/services/completion/v0/invoke", headers: { authorization: `ApiKey ${key}` },
+  payload: { data: { inputs: {}, parameters: { prompt: { messages: [{ role: "user", content: "ping" }], llm_config: { model } } } } },
+});
+
 describe("unknown envelope fields are ignored and named (item 8)", () => {
   it("a revision query filter with a variant id the reference's model does not have", async () => {
     const wf = (await p.ok("POST", "/simple/workflows/", { workflow: { slug: unique("wf"), data: { uri: "agenta:builtin:chat:v0" } } })).workflow;
@@ -198,10 +204,7 @@ describe("vault secrets in the reference's shape (item 13)", () => {
     // Sending the record back as read (masked key) keeps the stored key.
     const renamed = await q.ok("PUT", `/secrets/${created.id}`, { header: { name: "OpenAI prod" }, secret: created.kind && { kind: created.kind, data: created.data } });
     expect(renamed).toMatchObject({ header: { name: "OpenAI prod", description: "team key" }, data: { kind: "openai" } });
-    const res = await server.app.inject({
-      method: "POST", url: "/services/completion/v0/invoke", headers: { authorization: `ApiKey ${q.key}` },
-      payload: { data: { inputs: {}, parameters: { prompt: { messages: [{ role: "user", content: "ping" }], llm_config: { model: "openai/gpt-4o-mini" } } } } },
-    });
+    const res = await complete(q.key, "openai/gpt-4o-mini");
     expect(res.statusCode).toBe(200);
     expect(llm.requests.at(-1)!.headers.authorization).toBe("Bearer sk-vault-openai-1234");
 
@@ -224,10 +227,7 @@ describe("vault secrets in the reference's shape (item 13)", () => {
       kind: "custom", provider: { url: llm.baseUrl, key: "********" }, models: [{ slug: "stub-model" }],
       provider_slug: "my-llm", model_keys: ["my-llm/custom/stub-model"],
     });
-    const res = await server.app.inject({
-      method: "POST", url: "/services/completion/v0/invoke", headers: { authorization: `ApiKey ${q.key}` },
-      payload: { data: { inputs: {}, parameters: { prompt: { messages: [{ role: "user", content: "ping" }], llm_config: { model: "my-llm/custom/stub-model" } } } } },
-    });
+    const res = await complete(q.key, "my-llm/custom/stub-model");
     expect(res.statusCode).toBe(200);
     const seen = llm.requests.at(-1)!;
     expect(seen.headers.authorization).toBe("Bearer sk-vault-custom");
@@ -238,12 +238,29 @@ describe("vault secrets in the reference's shape (item 13)", () => {
     const q = await server.project();
     const created = await q.ok("POST", "/secrets/", { secret: { provider: "custom", slug: "local-llm", api_key: "sk-older", base_url: llm.baseUrl } });
     expect(created).toMatchObject({ slug: "local-llm", kind: "custom_provider", data: { kind: "custom", provider: { url: llm.baseUrl, key: "********" } } });
-    const res = await server.app.inject({
-      method: "POST", url: "/services/completion/v0/invoke", headers: { authorization: `ApiKey ${q.key}` },
-      payload: { data: { inputs: {}, parameters: { prompt: { messages: [{ role: "user", content: "ping" }], llm_config: { model: "local-llm/stub-model" } } } } },
-    });
+    const res = await complete(q.key, "local-llm/stub-model");
     expect(res.statusCode).toBe(200);
     expect(llm.requests.at(-1)!.headers.authorization).toBe("Bearer sk-older");
+  });
+
+  it("reads secrets stored before the vault shape: a key by its slug, an endpoint as a custom provider", async () => {
+    const q = await server.project();
+    const { SecretCipher } = await import("../src/secrets/cipher.ts");
+    const cipher = new SecretCipher("agenta-surface-secret");
+    const id = crypto.randomUUID();
+    // As 004_runtime.sql stored it, and 008_vault_secrets.sql classified it.
+    await server.db.query(
+      `INSERT INTO provider_secrets (id, project_id, slug, provider, base_url, encrypted_key, kind)
+       VALUES ($1, $2, 'old-llm', 'custom', $3, $4, 'custom_provider')`,
+      [id, q.id, llm.baseUrl, cipher.encrypt("sk-before")],
+    );
+    expect(await q.ok("GET", "/secrets/")).toEqual([expect.objectContaining({
+      id, slug: "old-llm", kind: "custom_provider",
+      data: { kind: "custom", provider: { url: llm.baseUrl, key: "********" }, models: [], provider_slug: "old-llm", model_keys: [] },
+    })]);
+    const res = await complete(q.key, "old-llm/stub-model");
+    expect(res.statusCode).toBe(200);
+    expect(llm.requests.at(-1)!.headers.authorization).toBe("Bearer sk-before");
   });
 
   it("answers 422 naming what is wrong, without echoing the key", async () => {

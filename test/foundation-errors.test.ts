@@ -56,6 +56,14 @@ describe("error contract", () => {
     expect(nested.statusCode).toBe(200);
     expect(nested.headers["x-tessera-ignored-fields"]).toBe('body."we ird\\n", body.accounts.a.user.nickname');
 
+    const unicode = await post(JSON.stringify({ accounts: { a: { user: { email: email() } } }, "ключ🙂": 1 }));
+    expect(unicode.statusCode).toBe(200);
+    expect(unicode.headers["x-tessera-ignored-fields"]).toBe('body."\\u043a\\u043b\\u044e\\u0447\\ud83d\\ude42"');
+
+    const many = await post(JSON.stringify({ accounts: { a: { user: { email: email() } } }, ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x${i}`, i])) }));
+    expect(many.statusCode).toBe(200);
+    expect(many.headers["x-tessera-ignored-fields"]).toMatch(/^body\.x0, body\.x1, .*body\.x31, \.\.\. 8 more$/);
+
     const wrongToo = await post(JSON.stringify({ accounts: { a: { user: { email: 42, nickname: "x" } } } }));
     expect(wrongToo.statusCode).toBe(422);
     expect(wrongToo.json().detail).toEqual([

@@ -12,7 +12,8 @@ import type { Scope } from "./scope.ts";
 
 /** The reference's permission names (`Permission` of its access module). */
 const ACTIONS = new Set([
-  "view_applications", "edit_application", "run_service", "view_webhooks", "edit_webhooks", "view_secret", "edit_secret",
+  "view_applications", "edit_application", "run_service", "view_webhooks", "edit_webhooks", "view_secret",
+  "edit_secret",
   "view_spans", "edit_spans", "view_folders", "edit_folders", "view_api_keys", "edit_api_keys", "view_workspace",
   "edit_workspace", "create_workspace", "delete_workspace", "modify_user_roles", "add_new_user_to_workspace",
   "edit_organization", "delete_organization", "add_new_user_to_organization", "reset_password", "view_billing",

@@ -19,7 +19,8 @@ export async function currentProject(db: Queryable, scope: Scope): Promise<Proje
   const [row] = await db.query<ProjectRecord>(
     `SELECT o.id AS organization_id, o.name AS organization_name, w.id AS workspace_id, w.name AS workspace_name,
             p.id AS project_id, p.name AS project_name, p.is_default AS is_default_project,
-            (SELECT m.role FROM memberships m WHERE m.user_id = $2 AND m.scope = 'project' AND m.scope_id = p.id) AS user_role,
+            (SELECT m.role FROM memberships m
+              WHERE m.user_id = $2 AND m.scope = 'project' AND m.scope_id = p.id) AS user_role,
             false AS is_demo
        FROM projects p JOIN workspaces w ON w.id = p.workspace_id JOIN organizations o ON o.id = p.organization_id
       WHERE p.id = $1`,

@@ -17,21 +17,26 @@ const PermissionQuery = Type.Object({
   project_id: Nullable(Type.String()),
 });
 
+const ProjectParam = Type.Object({ project_id: Type.String() });
+
 /** The caller's account as the reference shows it: profile, projects, permission checks. */
 export async function accountRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get("/profile", { schema: { tags: ["Profile"], summary: "The user behind the API key" } }, async (req) =>
     userProfile(ctx.db, req.scope));
 
   const projectTags = ["Projects"];
-  app.get("/projects/", { schema: { tags: projectTags, summary: "The caller's projects (an API key sees its own)" } }, async (req) =>
-    [await currentProject(ctx.db, req.scope)]);
-  app.get("/projects/current", { schema: { tags: projectTags, summary: "The caller's project" } }, async (req) =>
-    currentProject(ctx.db, req.scope));
+  app.get("/projects/", {
+    schema: { tags: projectTags, summary: "The caller's projects (an API key sees its own)" },
+  }, async (req) => [await currentProject(ctx.db, req.scope)]);
+  app.get("/projects/current", {
+    schema: { tags: projectTags, summary: "The caller's project" },
+  }, async (req) => currentProject(ctx.db, req.scope));
   app.get("/projects/:project_id", {
-    schema: { tags: projectTags, summary: "A project of the caller", params: Type.Object({ project_id: Type.String() }) },
+    schema: { tags: projectTags, summary: "A project of the caller", params: ProjectParam },
   }, async (req) => {
     const project = await currentProject(ctx.db, req.scope);
-    if ((req.params as { project_id: string }).project_id.toLowerCase() !== project.project_id) throw notFound("Project not found");
+    const wanted = (req.params as { project_id: string }).project_id.toLowerCase();
+    if (wanted !== project.project_id) throw notFound("Project not found");
     return project;
   });
 

@@ -18,7 +18,8 @@ export function reportIgnoredFields(app: FastifyInstance): void {
   // A callback hook: it runs on every request and finds nothing almost always.
   app.addHook("preHandler", (request, reply, done) => {
     const body = request.body !== null && typeof request.body === "object" ? ignoredOf.get(request.body) : undefined;
-    const query = request.query !== null && typeof request.query === "object" ? ignoredOf.get(request.query) : undefined;
+    const query = request.query !== null && typeof request.query === "object"
+      ? ignoredOf.get(request.query) : undefined;
     if (body || query) {
       const all = [...(body ?? []), ...(query ?? [])];
       const named = all.slice(0, MAX_NAMED);

@@ -8,7 +8,9 @@ import { noteIgnored } from "./ignored-fields.ts";
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 function compiler(coerceTypes: boolean | "array", allErrors: boolean): Ajv {
-  const ajv = new Ajv({ coerceTypes, useDefaults: true, removeAdditional: false, allErrors, verbose: allErrors, strict: false });
+  const ajv = new Ajv({
+    coerceTypes, useDefaults: true, removeAdditional: false, allErrors, verbose: allErrors, strict: false,
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -26,12 +28,15 @@ const PART: Record<string, string> = { body: "body", querystring: "query", param
 type Validator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 function segments(instancePath: string): string[] {
-  return instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return instancePath.split("/").slice(1)
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function at(data: unknown, path: string[]): unknown {
   let node = data;
-  for (const key of path) node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
+  for (const key of path) {
+    node = node !== null && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
+  }
   return node;
 }
 
@@ -85,7 +90,8 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   const ajv = httpPart === "body" ? bodies : parameters;
   let thorough: ValidateFunction | undefined;
   const part = PART[httpPart ?? "body"] ?? httpPart ?? "body";
-  return lenient(ajv.fast.compile(schema), () => (thorough ??= ajv.thorough.compile(schema)), part) as ReturnType<FastifySchemaCompiler<object>>;
+  const validate = lenient(ajv.fast.compile(schema), () => (thorough ??= ajv.thorough.compile(schema)), part);
+  return validate as ReturnType<FastifySchemaCompiler<object>>;
 };
 
 /** Ajv errors in the `{loc, msg, type}` form of the reference's HTTPValidationError. */
@@ -97,7 +103,9 @@ export function toIssues(errors: ErrorObject[], context: string): ValidationIssu
       case "required":
         return { loc: [...loc, e.params.missingProperty], msg: "Field required", type: "missing" };
       case "additionalProperties":
-        return { loc: [...loc, e.params.additionalProperty], msg: "Extra inputs are not permitted", type: "extra_forbidden" };
+        return {
+          loc: [...loc, e.params.additionalProperty], msg: "Extra inputs are not permitted", type: "extra_forbidden",
+        };
       case "type":
         return { loc, msg: `Input should be of type ${e.params.type}`, type: `${e.params.type}_type` };
       case "format":

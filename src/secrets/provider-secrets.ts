@@ -6,7 +6,7 @@ import { uuidv7 } from "../ids/uuid-v7.ts";
 import type { SecretCipher } from "./cipher.ts";
 import { MASKED_KEY, secretInput, type SecretInput } from "./vault-input.ts";
 
-/** What a runtime needs to call a provider; only the runtime ever sees `api_key`. Model ids `{provider}/model` pick it. */
+/** What a runtime needs to call a provider; only the runtime ever sees `api_key`. Model ids `{provider}/…` pick it. */
 export interface ProviderSecret {
   provider: string;
   api_key: string;
@@ -51,7 +51,10 @@ function secretRecord(row: SecretRow) {
   if (row.kind === "custom_provider") {
     data.model_keys = (data.models ?? []).map((m: { slug: string }) => `${data.provider_slug}/${data.kind}/${m.slug}`);
   }
-  const header = { ...(row.name !== null ? { name: row.name } : {}), ...(row.description !== null ? { description: row.description } : {}) };
+  const header = {
+    ...(row.name !== null ? { name: row.name } : {}),
+    ...(row.description !== null ? { description: row.description } : {}),
+  };
   const created = row.created_at.toISOString();
   return {
     id: row.id, slug: row.slug, kind: row.kind, data, header,
@@ -74,7 +77,8 @@ export async function createSecret(db: Queryable, scope: Scope, cipher: SecretCi
   const name = input.name ?? input.provider;
   const slug = input.slug ?? derivedSlug(name, id);
   const [row] = await db.query<SecretRow>(
-    `INSERT INTO provider_secrets (id, project_id, slug, provider, name, description, base_url, kind, data, encrypted_key, created_by_id)
+    `INSERT INTO provider_secrets
+       (id, project_id, slug, provider, name, description, base_url, kind, data, encrypted_key, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) RETURNING ${COLUMNS}`,
     [
       id, scope.projectId, slug, input.provider, name, input.description, input.baseUrl, input.kind, json(input.data),
@@ -86,7 +90,9 @@ export async function createSecret(db: Queryable, scope: Scope, cipher: SecretCi
 
 /** The project's secrets, oldest first, keys masked. */
 export async function listSecrets(db: Queryable, scope: Scope) {
-  const rows = await db.query<SecretRow>(`SELECT ${COLUMNS} FROM provider_secrets WHERE project_id = $1 ORDER BY id`, [scope.projectId]);
+  const rows = await db.query<SecretRow>(
+    `SELECT ${COLUMNS} FROM provider_secrets WHERE project_id = $1 ORDER BY id`, [scope.projectId],
+  );
   return rows.map(secretRecord);
 }
 
@@ -109,26 +115,33 @@ export async function getSecret(db: Queryable, scope: Scope, idOrSlug: string) {
  * Applies `{header?, secret?}`: a header's fields rename or redescribe; a secret replaces the data,
  * keeping the stored key when none (or the mask) is sent and the stored model list when none is.
  */
-export async function updateSecret(db: Queryable, scope: Scope, cipher: SecretCipher, id: string, body: Record<string, any>) {
+export async function updateSecret(
+  db: Queryable, scope: Scope, cipher: SecretCipher, id: string, body: Record<string, any>,
+) {
   const stored = await findRow(db, scope, id);
   const header = body.header ?? {};
   const name: string | null = typeof header.name === "string" && header.name.trim() ? header.name : stored.name;
-  const description: string | null = typeof header.description === "string" ? header.description : stored.description;
+  const description: string | null =
+    typeof header.description === "string" ? header.description : stored.description;
   let input: SecretInput | null = null;
   if (body.secret) {
     input = secretInput({ secret: body.secret, header: { name, description } });
     const before = dataOf(stored);
-    for (const field of ["models", "harnesses"]) if (input.data[field] === undefined && before[field] !== undefined) input.data[field] = before[field];
+    for (const field of ["models", "harnesses"]) {
+      if (input.data[field] === undefined && before[field] !== undefined) input.data[field] = before[field];
+    }
   } else if (stored.kind === "custom_provider" && stored.data) {
     input = { ...storedInput(stored), data: { ...stored.data, provider_slug: name } };
   }
   const [row] = await db.query<SecretRow>(
     `UPDATE provider_secrets SET name = $3, description = $4,
-       kind = COALESCE($5, kind), provider = COALESCE($6, provider), base_url = CASE WHEN $5::text IS NULL THEN base_url ELSE $7 END,
+       kind = COALESCE($5, kind), provider = COALESCE($6, provider),
+       base_url = CASE WHEN $5::text IS NULL THEN base_url ELSE $7 END,
        data = COALESCE($8::jsonb, data), encrypted_key = COALESCE($9, encrypted_key), updated_at = now()
      WHERE id = $1 AND project_id = $2 RETURNING ${COLUMNS}`,
     [
-      stored.id, scope.projectId, name, description, input?.kind ?? null, input?.provider ?? null, input?.baseUrl ?? null,
+      stored.id, scope.projectId, name, description,
+      input?.kind ?? null, input?.provider ?? null, input?.baseUrl ?? null,
       input ? json(input.data) : null, input?.key ? cipher.encrypt(input.key) : null,
     ],
   );
@@ -143,7 +156,9 @@ function storedInput(row: SecretRow): SecretInput {
 }
 
 export async function deleteSecret(db: Queryable, scope: Scope, id: string) {
-  const rows = await db.query("DELETE FROM provider_secrets WHERE id = $1 AND project_id = $2 RETURNING id", [id, scope.projectId]);
+  const rows = await db.query(
+    "DELETE FROM provider_secrets WHERE id = $1 AND project_id = $2 RETURNING id", [id, scope.projectId],
+  );
   if (rows.length === 0) throw notFound("Secret not found");
 }
 
@@ -154,11 +169,18 @@ const RUNTIME_FAMILY: Record<string, string> = { perplexityai: "perplexity", mis
  * The project's keys, decrypted for one invocation: a provider key answers to its family (`openai/…`,
  * the oldest first), a custom provider to its name, whose model ids read `{name}/{kind}/{model}`.
  */
-export async function projectSecrets(db: Queryable, scope: Scope, cipher: SecretCipher | null): Promise<ProviderSecret[]> {
+export async function projectSecrets(
+  db: Queryable, scope: Scope, cipher: SecretCipher | null,
+): Promise<ProviderSecret[]> {
   if (!cipher) return [];
   const rows = await db.query<{
-    kind: string; provider: string; slug: string; base_url: string | null; data: Record<string, any> | null; encrypted_key: Uint8Array | null;
-  }>("SELECT kind, provider, slug, base_url, data, encrypted_key FROM provider_secrets WHERE project_id = $1 ORDER BY id", [scope.projectId]);
+    kind: string; provider: string; slug: string; base_url: string | null;
+    data: Record<string, any> | null; encrypted_key: Uint8Array | null;
+  }>(
+    `SELECT kind, provider, slug, base_url, data, encrypted_key FROM provider_secrets
+      WHERE project_id = $1 ORDER BY id`,
+    [scope.projectId],
+  );
   return rows.map((r) => {
     const api_key = r.encrypted_key ? cipher.decrypt(r.encrypted_key) : "";
     if (r.kind !== "custom_provider") {
@@ -169,7 +191,8 @@ export async function projectSecrets(db: Queryable, scope: Scope, cipher: Secret
     const family = r.data?.kind as string | undefined;
     return {
       provider: (r.data?.provider_slug as string | undefined) ?? r.slug, api_key,
-      ...(r.base_url ? { base_url: r.base_url } : {}), ...(family ? { family: RUNTIME_FAMILY[family] ?? family } : {}),
+      ...(r.base_url ? { base_url: r.base_url } : {}),
+      ...(family ? { family: RUNTIME_FAMILY[family] ?? family } : {}),
     };
   });
 }

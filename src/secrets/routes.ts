@@ -9,15 +9,18 @@ import { createSecret, deleteSecret, getSecret, listSecrets, updateSecret } from
 // Listed fields: anything else is ignored and named in x-tessera-ignored-fields (schema-parts.ts).
 const Known = { additionalProperties: false } as const;
 
-const Header = Type.Object({ name: Nullable(Type.String({ maxLength: 256 })), description: Nullable(Type.String({ maxLength: 4096 })) }, Known);
+const Header = Type.Object({
+  name: Nullable(Type.String({ maxLength: 256 })),
+  description: Nullable(Type.String({ maxLength: 4096 })),
+}, Known);
 
 // The reference's `{kind, data}` and the older `{provider, api_key, …}`; vault-input.ts checks which fields each needs.
 const SecretBody = Type.Object({
   kind: Nullable(Type.String()),
   data: Nullable(FreeObject),
-  provider: Nullable(Type.String({ minLength: 1, maxLength: 64, description: "older shape: openai, anthropic, … or `custom`" })),
+  provider: Nullable(Type.String({ minLength: 1, maxLength: 64, description: "older shape: openai, anthropic…" })),
   api_key: Nullable(Type.String({ minLength: 1, maxLength: 4096 })),
-  slug: Nullable(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "older shape: model ids `{slug}/model` use this key" })),
+  slug: Nullable(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "older shape: model ids {slug}/…" })),
   name: Nullable(Type.String()),
   base_url: Nullable(Type.String()),
 }, Known);
@@ -30,6 +33,9 @@ const SecretCreateBody = Type.Object({
 const SecretEditBody = Type.Object({ header: Nullable(Header), secret: Nullable(SecretBody) }, Known);
 const SecretParam = Type.Object({ secret_id: Type.String({ minLength: 1, maxLength: 256 }) });
 
+type Body = Record<string, unknown>;
+const secretId = (params: unknown) => (params as { secret_id: string }).secret_id;
+
 /** The reference's vault: per-project provider keys and custom providers. Reads never return a key. */
 export async function secretRoutes(app: FastifyInstance, ctx: AppContext) {
   const cipher = secretCipher(ctx.config);
@@ -38,16 +44,22 @@ export async function secretRoutes(app: FastifyInstance, ctx: AppContext) {
     return cipher;
   };
   const tags = ["Secrets"];
-  app.post("/secrets/", { schema: { tags, summary: "Store a provider key or custom provider (key encrypted)", body: SecretCreateBody } }, async (req) =>
-    createSecret(ctx.db, req.scope, sealing(), req.body as Record<string, unknown>));
-  app.get("/secrets/", { schema: { tags, summary: "List secrets (keys masked)" } }, async (req) => listSecrets(ctx.db, req.scope));
-  app.get("/secrets/:secret_id", { schema: { tags, summary: "Fetch a secret by id or slug (key masked)", params: SecretParam } }, async (req) =>
-    getSecret(ctx.db, req.scope, (req.params as { secret_id: string }).secret_id));
+  app.post("/secrets/", {
+    schema: { tags, summary: "Store a provider key or custom provider (key encrypted)", body: SecretCreateBody },
+  }, async (req) => createSecret(ctx.db, req.scope, sealing(), req.body as Body));
+  app.get("/secrets/", {
+    schema: { tags, summary: "List secrets (keys masked)" },
+  }, async (req) => listSecrets(ctx.db, req.scope));
+  app.get("/secrets/:secret_id", {
+    schema: { tags, summary: "Fetch a secret by id or slug (key masked)", params: SecretParam },
+  }, async (req) => getSecret(ctx.db, req.scope, secretId(req.params)));
   app.put("/secrets/:secret_id", {
-    schema: { tags, summary: "Rename, redescribe or replace a secret", params: IdParam("secret_id"), body: SecretEditBody },
-  }, async (req) => updateSecret(ctx.db, req.scope, sealing(), (req.params as { secret_id: string }).secret_id, req.body as Record<string, unknown>));
-  app.delete("/secrets/:secret_id", { schema: { tags, summary: "Delete a secret", params: IdParam("secret_id") } }, async (req, reply) => {
-    await deleteSecret(ctx.db, req.scope, (req.params as { secret_id: string }).secret_id);
+    schema: { tags, summary: "Rename or replace a secret", params: IdParam("secret_id"), body: SecretEditBody },
+  }, async (req) => updateSecret(ctx.db, req.scope, sealing(), secretId(req.params), req.body as Body));
+  app.delete("/secrets/:secret_id", {
+    schema: { tags, summary: "Delete a secret", params: IdParam("secret_id") },
+  }, async (req, reply) => {
+    await deleteSecret(ctx.db, req.scope, secretId(req.params));
     return reply.code(204).send();
   });
 }

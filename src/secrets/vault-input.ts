@@ -47,7 +47,9 @@ function httpUrl(value: unknown, loc: string[]): string | null {
   } catch {
     url = null;
   }
-  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) throw fail(loc, "Input should be an http(s) URL");
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw fail(loc, "Input should be an http(s) URL");
+  }
   return String(value);
 }
 
@@ -84,7 +86,8 @@ function vaultSecret(secret: Body, header: Body | null, slug: string | null): Se
   if (!provider) throw fail(["secret", "data", "provider"], "Field required");
   const name = typeof header?.name === "string" && header.name.trim() ? header.name : null;
   const description = typeof header?.description === "string" ? header.description : null;
-  const harnesses = Array.isArray(data.harnesses) ? { harnesses: data.harnesses.filter((h: unknown) => typeof h === "string") } : {};
+  const harnesses = Array.isArray(data.harnesses)
+    ? { harnesses: data.harnesses.filter((h: unknown) => typeof h === "string") } : {};
   if (kind === "provider_key") {
     if (!family || !STANDARD.has(family)) {
       throw fail(["secret", "data", "kind"], `Input should be one of ${[...STANDARD].join(", ")}`);
@@ -96,7 +99,9 @@ function vaultSecret(secret: Body, header: Body | null, slug: string | null): Se
       data: { kind: family, provider: {}, ...(listed ? { models: listed } : {}), ...harnesses },
     };
   }
-  if (!family || !CUSTOM.has(family)) throw fail(["secret", "data", "kind"], `Input should be one of ${[...CUSTOM].join(", ")}`);
+  if (!family || !CUSTOM.has(family)) {
+    throw fail(["secret", "data", "kind"], `Input should be one of ${[...CUSTOM].join(", ")}`);
+  }
   if (!name) throw fail(["header", "name"], "A custom provider is addressed by its name: header.name is required");
   const url = httpUrl(provider.url, ["secret", "data", "provider", "url"]);
   const settings = {
@@ -108,21 +113,26 @@ function vaultSecret(secret: Body, header: Body | null, slug: string | null): Se
     kind, slug, name, description, provider: family, baseUrl: url,
     key: keyOf(provider.key, ["secret", "data", "provider", "key"], false),
     data: {
-      kind: family, provider: settings, models: models(data.models, ["secret", "data", "models"], true), ...harnesses,
-      provider_slug: name,
+      kind: family, provider: settings, models: models(data.models, ["secret", "data", "models"], true),
+      ...harnesses, provider_slug: name,
     },
   };
 }
 
-/** The older `{provider, api_key, slug?, name?, base_url?}`: a base URL makes it a custom (OpenAI-compatible) provider. */
+/** The older `{provider, api_key, slug?, name?, base_url?}`; a base URL makes it a custom (OpenAI-compatible) one. */
 function legacySecret(secret: Body): SecretInput {
-  if (typeof secret.provider !== "string" || secret.provider === "") throw fail(["secret", "provider"], "Field required");
+  if (typeof secret.provider !== "string" || secret.provider === "") {
+    throw fail(["secret", "provider"], "Field required");
+  }
   const key = keyOf(secret.api_key, ["secret", "api_key"], true);
   const slug = typeof secret.slug === "string" && secret.slug ? secret.slug : secret.provider;
   const name = typeof secret.name === "string" ? secret.name : null;
   const baseUrl = httpUrl(secret.base_url, ["secret", "base_url"]);
   if (!baseUrl) {
-    return { kind: "provider_key", slug, name, description: null, key, provider: secret.provider, baseUrl, data: { kind: secret.provider, provider: {} } };
+    return {
+      kind: "provider_key", slug, name, description: null, key, provider: secret.provider, baseUrl,
+      data: { kind: secret.provider, provider: {} },
+    };
   }
   return {
     kind: "custom_provider", slug, name: name ?? slug, description: null, key, provider: secret.provider, baseUrl,
