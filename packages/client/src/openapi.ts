@@ -5372,7 +5372,7 @@ export interface paths {
                 };
             };
         };
-        /** Rename, redescribe or replace a secret */
+        /** Rename or replace a secret */
         put: {
             parameters: {
                 query?: never;
