@@ -2,6 +2,15 @@ import { Type, type TSchema } from "typebox";
 
 /* Schema pieces shared by every route file; this module imports nothing of ours. */
 
+/**
+ * Objects list their fields with `additionalProperties: false`: an unknown field is dropped and named
+ * in the response's `x-tessera-ignored-fields` header (the reference's models ignore extras). Only
+ * objects that also carry this mark answer 422 for one: revision data the reference forbids extras in.
+ */
+export const FORBID_EXTRAS = "x-forbid-extras";
+/** Options of an object whose unknown fields are a 422 (see FORBID_EXTRAS). */
+export const ForbidExtras = { additionalProperties: false, [FORBID_EXTRAS]: true } as const;
+
 const Strict = { additionalProperties: false } as const;
 
 export const Nullable = (t: TSchema) => Type.Optional(Type.Union([t, Type.Null()]));

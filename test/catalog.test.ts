@@ -40,14 +40,14 @@ describe("application catalog", () => {
     for (const t of body.templates) {
       expect(t.flags.is_application).toBe(true);
       expect(Object.keys(t.flags).sort()).toEqual(["is_application", "is_archived", "is_evaluator", "is_recommended", "is_snippet"]);
-      expect(t.data.uri).toMatch(/^svc:(builtin|custom):[a-z_]+:v0$/);
+      expect(t.data.uri).toMatch(/^agenta:(builtin|custom):[a-z_]+:v0$/);
     }
   });
 
   it("serves the completion template: uri, schemas and default prompt", async () => {
     const { count, template } = await get("/api/applications/catalog/templates/completion");
     expect(count).toBe(1);
-    expect(template.data.uri).toBe("svc:builtin:completion:v0");
+    expect(template.data.uri).toBe("agenta:builtin:completion:v0");
     expect(template.data.schemas.parameters.properties.prompt["x-ag-type-ref"]).toBe("prompt-template");
     expect(template.data.schemas.inputs).toMatchObject({ type: "object", additionalProperties: true });
     expect(template.data.schemas.outputs.type).toEqual(expect.arrayContaining(["string", "object"]));
@@ -60,7 +60,7 @@ describe("application catalog", () => {
 
   it("gives chat a messages input and a message output", async () => {
     const { template } = await get("/api/applications/catalog/templates/chat");
-    expect(template.data.uri).toBe("svc:builtin:chat:v0");
+    expect(template.data.uri).toBe("agenta:builtin:chat:v0");
     expect(template.data.schemas.inputs.properties.messages.type).toBe("array");
     const outputs = template.data.schemas.outputs;
     expect(outputs["x-ag-type-ref"]).toBe("message");
@@ -71,11 +71,11 @@ describe("application catalog", () => {
 
   it("gives the code template a default JavaScript script", async () => {
     const { template } = await get("/api/applications/catalog/templates/code");
-    expect(template.data.uri).toBe("svc:custom:code:v0");
+    expect(template.data.uri).toBe("agenta:custom:code:v0");
     expect(template.data.runtime).toBe("javascript");
     expect(template.data.script).toMatch(/function run\(inputs, parameters\)/);
     const hook = (await get("/api/applications/catalog/templates/hook")).template;
-    expect(hook.data.uri).toBe("svc:custom:hook:v0");
+    expect(hook.data.uri).toBe("agenta:custom:hook:v0");
   });
 
   it("serves presets and single presets", async () => {
@@ -84,7 +84,7 @@ describe("application catalog", () => {
     expect(completion.count).toBe(completion.presets.length);
     const { count, preset } = await get("/api/applications/catalog/templates/chat/presets/assistant");
     expect(count).toBe(1);
-    expect(preset).toMatchObject({ key: "assistant", data: { uri: "svc:builtin:chat:v0" } });
+    expect(preset).toMatchObject({ key: "assistant", data: { uri: "agenta:builtin:chat:v0" } });
     expect(preset.data.parameters.prompt.messages[0].role).toBe("system");
     for (const key of ["completion", "chat", "hook", "code"]) {
       expect((await get(`/api/applications/catalog/templates/${key}/presets/`)).count).toBeGreaterThan(0);
@@ -109,7 +109,7 @@ describe("evaluator catalog", () => {
     for (const t of body.templates) {
       expect(t.flags.is_evaluator).toBe(true);
       if (!EVALUATOR_KEYS.includes(t.key)) continue;
-      expect(t.data.uri).toBe(`svc:builtin:${t.key}:v0`);
+      expect(t.data.uri).toBe(`agenta:builtin:${t.key}:v0`);
       expect(t.data.schemas.parameters.type).toBe("object");
       expect(t.data.schemas.outputs.properties.success).toEqual({ type: "boolean" });
     }
@@ -140,7 +140,7 @@ describe("evaluator catalog", () => {
     const { presets } = await get("/api/evaluators/catalog/templates/auto_ai_critique/presets/");
     expect(presets.map((p: any) => p.key)).toEqual(expect.arrayContaining(["default", "hallucination", "relevance", "conciseness"]));
     const { preset } = await get("/api/evaluators/catalog/templates/auto_ai_critique/presets/hallucination");
-    expect(preset.data.uri).toBe("svc:builtin:auto_ai_critique:v0");
+    expect(preset.data.uri).toBe("agenta:builtin:auto_ai_critique:v0");
     expect(preset.data.parameters.prompt_template[0].content).toMatch(/hallucination/i);
   });
 
@@ -261,7 +261,7 @@ describe("lookup", () => {
   });
 
   it("finds templates by family and key", () => {
-    expect(templateByKey("applications", "completion")?.data.uri).toBe("svc:builtin:completion:v0");
+    expect(templateByKey("applications", "completion")?.data.uri).toBe("agenta:builtin:completion:v0");
     expect(templateByKey("applications", "auto_exact_match")).toBeNull();
     expect(templateByKey("evaluators", "auto_exact_match")?.key).toBe("auto_exact_match");
     expect(templateByKey("workflows", "chat")?.key).toBe("chat");

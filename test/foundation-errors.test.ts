@@ -47,15 +47,27 @@ describe("error contract", () => {
     expect(res.json()).toEqual({ detail: [{ loc: ["body", "accounts"], msg: "Field required", type: "missing" }] });
   });
 
-  it("unknown field → 422 extra_forbidden, at the top and nested", async () => {
-    const top = await post(JSON.stringify({ accounts: {}, surprise: 1 }));
-    expect(top.statusCode).toBe(422);
-    expect(top.json().detail).toEqual([{ loc: ["body", "surprise"], msg: "Extra inputs are not permitted", type: "extra_forbidden" }]);
+  it("unknown field → ignored and named in x-tessera-ignored-fields, at the top and nested", async () => {
+    const top = await post(JSON.stringify({ accounts: { a: { user: { email: email() } } }, surprise: 1 }));
+    expect(top.statusCode).toBe(200);
+    expect(top.headers["x-tessera-ignored-fields"]).toBe("body.surprise");
 
-    const nested = await post(JSON.stringify({ accounts: { a: { user: { email: email(), nickname: "x" } } } }));
-    expect(nested.statusCode).toBe(422);
-    expect(nested.json().detail).toEqual([
-      { loc: ["body", "accounts", "a", "user", "nickname"], msg: "Extra inputs are not permitted", type: "extra_forbidden" },
+    const nested = await post(JSON.stringify({ accounts: { a: { user: { email: email(), nickname: "x" } } }, "we ird\n": 1 }));
+    expect(nested.statusCode).toBe(200);
+    expect(nested.headers["x-tessera-ignored-fields"]).toBe('body."we ird\\n", body.accounts.a.user.nickname');
+
+    const unicode = await post(JSON.stringify({ accounts: { a: { user: { email: email() } } }, "ключ🙂": 1 }));
+    expect(unicode.statusCode).toBe(200);
+    expect(unicode.headers["x-tessera-ignored-fields"]).toBe('body."\\u043a\\u043b\\u044e\\u0447\\ud83d\\ude42"');
+
+    const many = await post(JSON.stringify({ accounts: { a: { user: { email: email() } } }, ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x${i}`, i])) }));
+    expect(many.statusCode).toBe(200);
+    expect(many.headers["x-tessera-ignored-fields"]).toMatch(/^body\.x0, body\.x1, .*body\.x31, \.\.\. 8 more$/);
+
+    const wrongToo = await post(JSON.stringify({ accounts: { a: { user: { email: 42, nickname: "x" } } } }));
+    expect(wrongToo.statusCode).toBe(422);
+    expect(wrongToo.json().detail).toEqual([
+      { loc: ["body", "accounts", "a", "user", "email"], msg: "Input should be of type string", type: "string_type" },
     ]);
   });
 

@@ -6,7 +6,7 @@ import { MESSAGE_SCHEMA, MESSAGES_SCHEMA } from "./types.ts";
 /*
  * Application templates: the built-in prompt handlers (completion, chat) and the custom handlers
  * (hook: a user's HTTP service; code: a user's script run by the hosted runtime).
- * URIs are spelled the seed's way (`svc:`); `agenta:` finds the same template through lookup.ts.
+ * URIs are spelled the reference's way (`agenta:`); `svc:` and short forms find the same template through lookup.ts.
  */
 
 function promptParametersSchema(promptDefault: Record<string, unknown>) {
@@ -39,7 +39,7 @@ const completion: CatalogTemplate = {
   categories: ["builtin", "prompt"],
   flags: catalogFlags({ is_application: true, is_recommended: true }),
   data: {
-    uri: "svc:builtin:completion:v0",
+    uri: "agenta:builtin:completion:v0",
     schemas: {
       parameters: promptParametersSchema(completionPrompt),
       inputs: openObject({ description: "Template variables, e.g. {\"country\": \"France\"}." }),
@@ -70,7 +70,7 @@ const chat: CatalogTemplate = {
   categories: ["builtin", "prompt"],
   flags: catalogFlags({ is_application: true, is_recommended: true }),
   data: {
-    uri: "svc:builtin:chat:v0",
+    uri: "agenta:builtin:chat:v0",
     schemas: {
       parameters: promptParametersSchema(chatPrompt),
       inputs: object(
@@ -90,7 +90,7 @@ const hook: CatalogTemplate = {
   categories: ["custom"],
   flags: catalogFlags({ is_application: true, is_evaluator: true }),
   data: {
-    uri: "svc:custom:hook:v0",
+    uri: "agenta:custom:hook:v0",
     schemas: {
       parameters: openObject({ description: "Free-form configuration passed to the service." }),
       inputs: openObject(),
@@ -113,7 +113,7 @@ const code: CatalogTemplate = {
   categories: ["custom"],
   flags: catalogFlags({ is_application: true, is_evaluator: true }),
   data: {
-    uri: "svc:custom:code:v0",
+    uri: "agenta:custom:code:v0",
     runtime: "javascript",
     script: codeScript,
     schemas: {

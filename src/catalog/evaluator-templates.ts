@@ -414,7 +414,7 @@ function entryOf(def: EvaluatorDefinition): CatalogEntry {
     categories: ["builtin", ...def.tags],
     flags: catalogFlags({ is_evaluator: true, is_archived: def.archived ?? false, is_recommended: def.recommended ?? false }),
     data: {
-      uri: `svc:builtin:${def.key}:v0`,
+      uri: `agenta:builtin:${def.key}:v0`,
       schemas: { parameters: def.parameters, inputs: EVALUATOR_INPUTS, outputs: def.outputs },
       parameters,
     },

@@ -18,14 +18,22 @@ const REASON = {
   expired: "API key has expired",
 } as const;
 
-/** Resolves `Authorization: ApiKey <key>` to the key's project, or answers 401 saying what is wrong. */
+/**
+ * The key of `Authorization: ApiKey <key>`, or of a bare `Authorization: <key>` (what the reference's
+ * generated client sends); null for any other form.
+ */
+export function apiKeyOf(header: string): string | null {
+  const parts = header.trim().split(/\s+/);
+  if (parts.length === 1) return parts[0] && parts[0].toLowerCase() !== "apikey" ? parts[0] : null;
+  return parts.length === 2 && parts[0].toLowerCase() === "apikey" ? parts[1] : null;
+}
+
+/** Resolves `Authorization: ApiKey <key>` (or a bare key) to the key's project, or answers 401 saying what is wrong. */
 export async function authenticate(db: Database, request: FastifyRequest): Promise<Scope> {
   const header = request.headers.authorization;
   if (!header) throw unauthorized("Missing Authorization header: send 'Authorization: ApiKey <key>'");
-  const [scheme, key, ...rest] = header.trim().split(/\s+/);
-  if (scheme.toLowerCase() !== "apikey" || !key || rest.length > 0) {
-    throw unauthorized("Malformed Authorization header: expected 'ApiKey <key>'");
-  }
+  const key = apiKeyOf(header);
+  if (!key) throw unauthorized("Malformed Authorization header: expected 'ApiKey <key>'");
   const check = await checkApiKey(db, key);
   if (typeof check === "string") throw unauthorized(REASON[check]);
   return { projectId: check.projectId, userId: check.userId };
@@ -36,7 +44,9 @@ export function requireApiKey(app: FastifyInstance, db: Database): void {
   app.decorateRequest("scope", null as unknown as Scope);
   app.addHook("onRequest", (request, _reply, done) => {
     const header = request.headers.authorization;
-    const known = header?.startsWith("ApiKey ") ? recentlyAccepted(header.slice(7)) : undefined;
+    const known = header === undefined ? undefined
+      : header.startsWith("ApiKey ") ? recentlyAccepted(header.slice(7))
+      : recentlyAccepted(header);
     if (known) {
       request.scope = { projectId: known.projectId, userId: known.userId };
       return done();

@@ -3,8 +3,8 @@ import type { Kind } from "../versioning/kind.ts";
 import { FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
 /*
- * Request and response schemas of every kind, generated from its descriptor. Bodies forbid unknown
- * fields (422) except inside free-form objects (data, meta, tags, flags).
+ * Request and response schemas of every kind, generated from its descriptor. Unknown envelope fields
+ * are ignored and named in a response header (schema-parts.ts); revision data keeps its own rule.
  */
 
 const Strict = { additionalProperties: false } as const;

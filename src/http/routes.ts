@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { accountRoutes } from "../accounts/routes.ts";
 import { catalogRoutes } from "../catalog/routes.ts";
 import type { AppContext } from "../context.ts";
 import { environments } from "../kinds/environments.ts";
@@ -31,6 +32,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   const kinds = [applications, evaluators, workflows, environments, testsets];
   for (const kind of kinds) await app.register(historyRoutes(kind, kinds), ctx);
   await app.register(secretRoutes, ctx);
+  await app.register(accountRoutes, ctx);
   await app.register(traceRoutes, ctx);
   await app.register(evaluationRoutes, ctx);
   await app.register(simpleEvaluationRoutes, ctx);

@@ -9,6 +9,7 @@ import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
+import { reportIgnoredFields } from "./ignored-fields.ts";
 import { registerJsonBody } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { requestLogger } from "./request-logger.ts";
@@ -48,6 +49,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.removeContentTypeParser("text/plain");
   registerJsonBody(app);
   registerErrorHandling(app);
+  reportIgnoredFields(app);
   // Hooks on every request are written in callback style: an async hook costs a promise per request.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
+import { ForbidExtras, FreeObject, Nullable, Reference } from "../schema-parts.ts";
 
 /** Revision payload of applications, evaluators and workflows (the reference forbids other keys). */
 export const WorkflowDataSchema = Type.Object({
@@ -10,7 +10,7 @@ export const WorkflowDataSchema = Type.Object({
   script: Nullable(Type.String()),
   schemas: Nullable(Type.Object({ parameters: Nullable(FreeObject), inputs: Nullable(FreeObject), outputs: Nullable(FreeObject) }, { additionalProperties: false })),
   parameters: Nullable(FreeObject),
-}, { additionalProperties: false });
+}, ForbidExtras);
 
 export const WorkflowDeltaSchema = Type.Object({
   set: Nullable(FreeObject),
@@ -19,10 +19,10 @@ export const WorkflowDeltaSchema = Type.Object({
     operation: Type.String({ enum: ["set", "merge", "remove", "add_item", "replace_item", "remove_item"] }),
     target: Type.Array(Type.Union([Type.String(), Type.Integer({ minimum: 0 })])),
     value: Type.Optional(Type.Unknown()),
-  }, { additionalProperties: false }))),
+  }, ForbidExtras))),
 }, { additionalProperties: false });
 
 const EnvironmentReferences = Type.Record(Type.String(), Type.Record(Type.String(), Reference));
 
-export const EnvironmentDataSchema = Type.Object({ references: Nullable(EnvironmentReferences) }, { additionalProperties: false });
+export const EnvironmentDataSchema = Type.Object({ references: Nullable(EnvironmentReferences) }, ForbidExtras);
 export const EnvironmentDeltaSchema = Type.Object({ set: Nullable(EnvironmentReferences), remove: Nullable(Type.Array(Type.String())) }, { additionalProperties: false });

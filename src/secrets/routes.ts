@@ -2,34 +2,64 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
-import { IdParam, Nullable } from "../schema-parts.ts";
+import { FreeObject, IdParam, Nullable } from "../schema-parts.ts";
 import { secretCipher } from "./cipher.ts";
-import { createProviderSecret, deleteProviderSecret, listProviderSecrets } from "./provider-secrets.ts";
+import { createSecret, deleteSecret, getSecret, listSecrets, updateSecret } from "./provider-secrets.ts";
 
-const SecretCreate = Type.Object({
-  secret: Type.Object({
-    provider: Type.String({ minLength: 1, maxLength: 64, description: "openai, anthropic, … or `custom` for an OpenAI-compatible endpoint" }),
-    api_key: Type.String({ minLength: 1, maxLength: 4096 }),
-    slug: Nullable(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "Model ids `{slug}/model` use this key; defaults to the provider" })),
-    name: Nullable(Type.String()),
-    base_url: Nullable(Type.String({ format: "uri" })),
-  }, { additionalProperties: false }),
-}, { additionalProperties: false });
+// Listed fields: anything else is ignored and named in x-tessera-ignored-fields (schema-parts.ts).
+const Known = { additionalProperties: false } as const;
 
-/** Per-project provider keys. Reads never return a key. */
+const Header = Type.Object({
+  name: Nullable(Type.String({ maxLength: 256 })),
+  description: Nullable(Type.String({ maxLength: 4096 })),
+}, Known);
+
+// The reference's `{kind, data}` and the older `{provider, api_key, …}`; vault-input.ts checks which fields each needs.
+const SecretBody = Type.Object({
+  kind: Nullable(Type.String()),
+  data: Nullable(FreeObject),
+  provider: Nullable(Type.String({ minLength: 1, maxLength: 64, description: "older shape: openai, anthropic…" })),
+  api_key: Nullable(Type.String({ minLength: 1, maxLength: 4096 })),
+  slug: Nullable(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "older shape: model ids {slug}/…" })),
+  name: Nullable(Type.String()),
+  base_url: Nullable(Type.String()),
+}, Known);
+
+const SecretCreateBody = Type.Object({
+  header: Nullable(Header),
+  secret: SecretBody,
+  slug: Nullable(Type.String({ pattern: "^[A-Za-z0-9_-]{1,128}$" })),
+}, Known);
+const SecretEditBody = Type.Object({ header: Nullable(Header), secret: Nullable(SecretBody) }, Known);
+const SecretParam = Type.Object({ secret_id: Type.String({ minLength: 1, maxLength: 256 }) });
+
+type Body = Record<string, unknown>;
+const secretId = (params: unknown) => (params as { secret_id: string }).secret_id;
+
+/** The reference's vault: per-project provider keys and custom providers. Reads never return a key. */
 export async function secretRoutes(app: FastifyInstance, ctx: AppContext) {
   const cipher = secretCipher(ctx.config);
-  const tags = ["Secrets"];
-  app.post("/secrets/", { schema: { tags, summary: "Store a provider key (encrypted)", body: SecretCreate } }, async (req) => {
+  const sealing = () => {
     if (!cipher) throw new HttpError(409, "Provider secrets need TESSERA_SECRET_KEY to be set on the server");
-    return { count: 1, secret: await createProviderSecret(ctx.db, req.scope, cipher, (req.body as any).secret) };
-  });
-  app.get("/secrets/", { schema: { tags, summary: "List provider keys (without the keys)" } }, async (req) => {
-    const secrets = await listProviderSecrets(ctx.db, req.scope);
-    return { count: secrets.length, secrets };
-  });
-  app.delete("/secrets/:id", { schema: { tags, summary: "Delete a provider key", params: IdParam("id") } }, async (req) => {
-    await deleteProviderSecret(ctx.db, req.scope, (req.params as any).id);
-    return { count: 1 };
+    return cipher;
+  };
+  const tags = ["Secrets"];
+  app.post("/secrets/", {
+    schema: { tags, summary: "Store a provider key or custom provider (key encrypted)", body: SecretCreateBody },
+  }, async (req) => createSecret(ctx.db, req.scope, sealing(), req.body as Body));
+  app.get("/secrets/", {
+    schema: { tags, summary: "List secrets (keys masked)" },
+  }, async (req) => listSecrets(ctx.db, req.scope));
+  app.get("/secrets/:secret_id", {
+    schema: { tags, summary: "Fetch a secret by id or slug (key masked)", params: SecretParam },
+  }, async (req) => getSecret(ctx.db, req.scope, secretId(req.params)));
+  app.put("/secrets/:secret_id", {
+    schema: { tags, summary: "Rename or replace a secret", params: IdParam("secret_id"), body: SecretEditBody },
+  }, async (req) => updateSecret(ctx.db, req.scope, sealing(), secretId(req.params), req.body as Body));
+  app.delete("/secrets/:secret_id", {
+    schema: { tags, summary: "Delete a secret", params: IdParam("secret_id") },
+  }, async (req, reply) => {
+    await deleteSecret(ctx.db, req.scope, secretId(req.params));
+    return reply.code(204).send();
   });
 }

@@ -1,5 +1,5 @@
 import { Type } from "typebox";
-import { FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
+import { ForbidExtras, FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
 const Strict = { additionalProperties: false } as const;
 const Labels = Nullable(Type.Record(Type.String(), Type.Unknown()));
@@ -18,7 +18,7 @@ export const TestcaseInputSchema = Type.Object({
 export const TestsetDataSchema = Type.Object({
   testcase_ids: Nullable(Type.Array(Uuid)),
   testcases: Nullable(Type.Array(TestcaseInputSchema)),
-}, Strict);
+}, ForbidExtras);
 
 export const TestsetDeltaSchema = Type.Object({
   rows: Nullable(Type.Object({

@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
+import { badRequest } from "../errors.ts";
 import { json } from "../db/database.ts";
 import { testsets } from "../kinds/testsets.ts";
 import type { Reference } from "../versioning/filters.ts";
@@ -69,7 +70,13 @@ async function revisionPage(db: Queryable, projectId: string, stored: StoredIds 
  * ordered ids by position (the cursor is a position cursor, see position-cursor.ts); otherwise it
  * walks testcases in id order (the cursor is the last id seen).
  */
+const names = (ref: Reference | null | undefined) => ref != null && (ref.id != null || ref.slug != null || ref.version != null);
+
+/** A page of testcases; without any id, testset or testset reference filter, a 400 (never the whole project). */
 export async function queryTestcases(db: Queryable, scope: Scope, q: TestcaseQuery) {
+  if (!q.testcaseIds?.length && !q.testsetId && !names(q.testsetRef) && !names(q.variantRef) && !names(q.revisionRef)) {
+    throw badRequest("At least one filter is required: testcase_ids, testset_id, testset_ref/testset_variant_ref/testset_revision_ref.");
+  }
   const limit = Math.min(Math.max(q.limit ?? MAX_PAGE, 1), MAX_PAGE);
   const wanted = q.testcaseIds?.length ? new Set(q.testcaseIds.map((id) => id.toLowerCase())) : null;
   let rows: TestcaseRow[];

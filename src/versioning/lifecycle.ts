@@ -1,7 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest, notFound, unprocessable } from "../errors.ts";
 import type { Kind } from "./kind.ts";
 
 export type Level = "artifact" | "variant" | "revision";
@@ -22,8 +22,17 @@ export function withKindFlags(kind: Kind, flags: Record<string, unknown> | null 
   return { ...(flags ?? {}), ...kind.flags };
 }
 
+const WRAPPER: Record<Level, string> = { artifact: "", variant: "_variant", revision: "_revision" };
+
+/**
+ * Edits the metadata of a live entity: an archived one is a 404 (unarchive it first), a present name
+ * must hold a non-whitespace character (422), a body id must match the path's (400).
+ */
 export async function editMetadata(db: Queryable, scope: Scope, kind: Kind, level: Level, id: string, edit: MetadataEdit): Promise<void> {
   if (edit.id && edit.id !== id) throw badRequest(`Body id ${edit.id} does not match the id in the path (${id})`);
+  if (typeof edit.name === "string" && edit.name.trim() === "") {
+    throw unprocessable(`${kind.name}${WRAPPER[level]}.name must contain a non-whitespace character.`);
+  }
   const rows = await db.query(
     `UPDATE ${TABLE[level]} SET
        name = CASE WHEN $4::boolean THEN $5 ELSE name END,
@@ -32,7 +41,7 @@ export async function editMetadata(db: Queryable, scope: Scope, kind: Kind, leve
        tags = CASE WHEN $9::boolean THEN $10::jsonb ELSE tags END,
        meta = CASE WHEN $11::boolean THEN $12::jsonb ELSE meta END,
        updated_at = now(), updated_by_id = $13
-     WHERE id = $1 AND project_id = $2 AND kind = $3 AND flags @> $14::jsonb RETURNING id`,
+     WHERE id = $1 AND project_id = $2 AND kind = $3 AND flags @> $14::jsonb AND deleted_at IS NULL RETURNING id`,
     [
       id, scope.projectId, kind.family,
       edit.name !== undefined, edit.name ?? null,
@@ -43,7 +52,7 @@ export async function editMetadata(db: Queryable, scope: Scope, kind: Kind, leve
       scope.userId, json(kind.flags),
     ],
   );
-  if (rows.length === 0) throw notFound(`${kind.name} ${level} ${id} not found`);
+  if (rows.length === 0) throw notFound(`${kind.name} ${level} ${id} not found (or archived)`);
 }
 
 /** Archive sets deleted_at (hiding the entity from queries); unarchive clears it. Ids stay resolvable. */

@@ -4,6 +4,47 @@
  */
 
 export interface paths {
+    "/api/access/permissions/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** May the caller take an action on a resource? */
+        get: {
+            parameters: {
+                query?: {
+                    action?: string | null;
+                    project_id?: string | null;
+                    resource_id?: string | null;
+                    resource_type?: string | null;
+                    scope_id?: string | null;
+                    scope_type?: string | null;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/applications/": {
         parameters: {
             query?: never;
@@ -6525,14 +6566,14 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/secrets/": {
+    "/api/profile": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** List provider keys (without the keys) */
+        /** The user behind the API key */
         get: {
             parameters: {
                 query?: never;
@@ -6552,7 +6593,145 @@ export interface paths {
             };
         };
         put?: never;
-        /** Store a provider key (encrypted) */
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's projects (an API key sees its own) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/{project_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A project of the caller */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    project_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/projects/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's project */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/secrets/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List secrets (keys masked) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        /** Store a provider key or custom provider (key encrypted) */
         post: {
             parameters: {
                 query?: never;
@@ -6563,14 +6742,22 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        secret: {
-                            api_key: string;
-                            base_url?: string | null;
+                        header?: {
+                            description?: string | null;
                             name?: string | null;
-                            /** @description openai, anthropic, … or `custom` for an OpenAI-compatible endpoint */
-                            provider: string;
+                        } | null;
+                        secret: {
+                            api_key?: string | null;
+                            base_url?: string | null;
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            kind?: string | null;
+                            name?: string | null;
+                            provider?: string | null;
                             slug?: string | null;
                         };
+                        slug?: string | null;
                     };
                 };
             };
@@ -6590,23 +6777,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/secrets/{id}": {
+    "/api/secrets/{secret_id}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
+        /** Fetch a secret by id or slug (key masked) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    secret_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Rename or replace a secret */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    secret_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        header?: {
+                            description?: string | null;
+                            name?: string | null;
+                        } | null;
+                        secret?: {
+                            api_key?: string | null;
+                            base_url?: string | null;
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                            kind?: string | null;
+                            name?: string | null;
+                            provider?: string | null;
+                            slug?: string | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         post?: never;
-        /** Delete a provider key */
+        /** Delete a secret */
         delete: {
             parameters: {
                 query?: never;
                 header?: never;
                 path: {
-                    id: string;
+                    secret_id: string;
                 };
                 cookie?: never;
             };

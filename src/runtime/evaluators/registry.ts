@@ -13,7 +13,7 @@ import { levenshteinDistance } from "./similarity/levenshtein.ts";
 import { semanticSimilarity } from "./similarity/semantic-similarity.ts";
 import { similarityMatch } from "./similarity/similarity-match.ts";
 
-/** The hosted handler of each built-in evaluator of the catalog, by key (`svc:builtin:<key>:v0`). */
+/** The hosted handler of each built-in evaluator of the catalog, by key (`agenta:builtin:<key>:v0`). */
 const EVALUATOR_HANDLERS: Record<string, Evaluator> = {
   auto_exact_match: exactMatch,
   auto_contains_json: containsJson,

@@ -11,6 +11,8 @@ export interface ProviderSecret {
   provider: string;
   api_key: string;
   base_url?: string | null;
+  /** A custom provider's deployment kind (`custom`, `openai`, …): model ids may read `{provider}/{family}/model`. */
+  family?: string;
 }
 
 export type Environment = Record<string, string | undefined>;
@@ -35,7 +37,9 @@ export function resolveModelTarget(modelId: string, secrets: ProviderSecret[], e
   if (slash > 0) {
     const prefix = modelId.slice(0, slash).toLowerCase();
     const secret = secretFor(prefix);
-    if (secret || knownProvider(prefix)) return target(prefix, modelId.slice(slash + 1), modelId, secret, env);
+    const rest = modelId.slice(slash + 1);
+    const model = secret?.family && rest.startsWith(`${secret.family}/`) ? rest.slice(secret.family.length + 1) : rest;
+    if (secret || knownProvider(prefix)) return target(prefix, model, modelId, secret, env);
   }
   const inferred = providerForModelName(modelId);
   if (inferred) return target(inferred, modelId, modelId, secretFor(inferred), env);
@@ -53,7 +57,7 @@ function target(provider: string, model: string, modelId: string, secret: Provid
   return {
     provider,
     model,
-    kind: known?.kind ?? "openai-compatible",
+    kind: known?.kind ?? (secret?.family ? knownProvider(secret.family)?.kind : undefined) ?? "openai-compatible",
     apiKey: apiKey ?? "",
     baseUrl: secret?.base_url || envBaseUrl || known?.baseUrl,
     userBaseUrl: Boolean(secret?.base_url),
