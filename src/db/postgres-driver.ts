@@ -49,9 +49,10 @@ const LISTEN_RETRY_MAX_MS = 1_000;
 function splitApplicationName(connectionString: string): { url: string; name: string } {
   try {
     const url = new URL(connectionString);
-    const name = url.searchParams.get("application_name") || "tessera";
+    const name = url.searchParams.get("application_name");
+    if (name === null) return { url: connectionString, name: "tessera" };
     url.searchParams.delete("application_name");
-    return { url: url.toString(), name };
+    return { url: url.toString(), name: name || "tessera" };
   } catch {
     return { url: connectionString, name: "tessera" };
   }
