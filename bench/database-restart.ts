@@ -9,15 +9,16 @@
  * failed while PostgreSQL was away, the seconds from PostgreSQL ready to each process's first success,
  * and how long B kept serving the old revision after A acknowledged the new one (the stale window).
  *
- * Options: --outage-ms=N (default 3000), --clients=N per process (default 4), --rounds=N (default 3).
+ * Options: --outage-ms=N (default 3000), --clients=N per process (default 4), --rounds=N (default 3),
+ * --write to put the table into BENCHMARKS.md (its own section, which `npm run bench` keeps).
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { freePort, startChild, type Child } from "./processes.ts";
+import { freePort, ROOT, startChild, type Child } from "./processes.ts";
 
 const option = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split("=")[1] ?? fallback);
 const OUTAGE_MS = option("outage-ms", 3000);
@@ -117,6 +118,37 @@ async function post(server: Child, path: string, body: unknown, authorization: s
   return { status: res.status, json: (await res.json()) as any };
 }
 
+const out: string[] = [];
+const print = (line: string) => {
+  console.log(line);
+  out.push(line);
+};
+
+/** Replaces (or appends) this script's section of BENCHMARKS.md. */
+function writeSection(lines: string[]) {
+  const path = join(ROOT, "BENCHMARKS.md");
+  const section = [
+    "<!-- database-restart -->",
+    "## PostgreSQL restart under load (bench/database-restart.ts)",
+    "",
+    "Written by `npx node bench/database-restart.ts --write` (not part of `npm run bench`). A private PostgreSQL",
+    "cluster (initdb in a temporary directory, fsync off), two Tessera processes on it, each under steady",
+    "retrieve traffic; then `pg_ctl stop -m fast`, the outage, `pg_ctl start`. *Failed* counts the requests",
+    "answered other than 200 from the stop on (every one a quick 503 with Retry-After, none hung);",
+    "*ready → first 200* runs from PostgreSQL's first answered query (target < 2 s). As soon as A can, a new",
+    "revision is committed and deployed through A; *B serves A's deploy after* is from A's acknowledgement",
+    "to B's first answer with it, and *B stale* the last time B answered the old revision after it.",
+    `Date: ${new Date().toISOString()}.`,
+    "",
+    ...lines,
+    "<!-- /database-restart -->",
+    "",
+  ].join("\n");
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const block = /<!-- database-restart -->[\s\S]*?<!-- \/database-restart -->\n?/;
+  writeFileSync(path, block.test(text) ? text.replace(block, section) : `${text.trimEnd()}\n\n${section}`);
+}
+
 async function main() {
   const cluster = await privateCluster();
   const logDir = mkdtempSync(join(tmpdir(), "tessera-restart-bench-"));
@@ -136,9 +168,9 @@ async function main() {
     const deploy = () => post(a, "/applications/revisions/deploy", { application_variant_ref: { id: app.variant_id }, environment_ref: { slug: "production" } }, auth);
     await deploy();
 
-    console.log(`PostgreSQL restart under load: 2 processes, ${CLIENTS} clients each, outage ${OUTAGE_MS} ms, ${ROUNDS} rounds\n`);
-    console.log("| round | outage | failed A | failed B | of which 503 | ready → first 200 on A | ready → first 200 on B | B serves A's deploy after | B stale after A's deploy |");
-    console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    print(`PostgreSQL restart under load: 2 processes, ${CLIENTS} clients each, outage ${OUTAGE_MS} ms, ${ROUNDS} rounds\n`);
+    print("| round | outage | failed A | failed B | of which 503 | ready → first 200 on A | ready → first 200 on B | B serves A's deploy after | B stale after A's deploy |");
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for (let round = 1; round <= ROUNDS; round++) {
       const answersA: Answer[] = [];
       const answersB: Answer[] = [];
@@ -179,7 +211,7 @@ async function main() {
       const unavailable = [...fa, ...fb].filter((x) => x.status === 503).length;
       const seconds = (ms: number | undefined) => (ms === undefined ? "never" : `${(ms / 1000).toFixed(2)} s`);
       const since = (at: number | undefined, from: number) => (at === undefined ? undefined : at - from);
-      console.log(`| ${[
+      print(`| ${[
         round, seconds(readyAt - stoppedAt), fa.length, fb.length, unavailable,
         seconds(since(firstOk(answersA), readyAt)), seconds(since(firstOk(answersB), readyAt)),
         seconds(since(seenB?.at, deployedAt)), staleB ? seconds(staleB.at - deployedAt) : "0 (none)",
@@ -193,7 +225,8 @@ async function main() {
         return false;
       }
     });
-    console.log(`\nboth processes still running (same pids, no restart): ${alive}`);
+    print(`\nBoth processes still running afterwards (same pids, no restart): ${alive ? "yes" : "NO"}.`);
+    if (process.argv.includes("--write")) writeSection(out);
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     cluster.dispose();
