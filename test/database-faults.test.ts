@@ -150,6 +150,24 @@ describe.skipIf(!process.env.DATABASE_URL)("database faults (PostgreSQL)", () =>
     expect(count(b.output.stdout, "lost the database change listener")).toBe(1);
   });
 
+  it("while only B's listener is away, B caches nothing: a deploy and a revocation through A are served at once", { timeout: 60_000 }, async () => {
+    const revoked = await newKey();
+    proxy.cut(`${NAME_B} listener`);
+    await expect.poll(() => count(b.output.stdout, "lost the database change listener"), { timeout: 10_000 }).toBe(2);
+    for (let i = 0; i < 3; i++) {
+      expect((await served(b)).status).toBe(200);
+      expect((await call(b, "/applications/revisions/retrieve", RETRIEVE, revoked.key)).status).toBe(200);
+    }
+    const deployed = await deployNew(a, "listener-away");
+    await target.use((db) => revokeApiKey(db, revoked.id));
+    // B cannot hear either change, and answers both right away all the same.
+    expect((await served(b)).json.application_revision.id).toBe(deployed.id);
+    expect((await call(b, "/applications/revisions/retrieve", RETRIEVE, revoked.key)).status).toBe(401);
+    expect(count(b.output.stdout, "database change listener is back")).toBe(1);
+    proxy.restore();
+    await expect.poll(() => count(b.output.stdout, "database change listener is back"), { timeout: 10_000 }).toBe(2);
+  });
+
   it("a key revoked without any notification is refused once the cache's maximum age has passed", { timeout: 30_000 }, async () => {
     const silent = await newKey();
     expect((await call(a, "/applications/revisions/retrieve", RETRIEVE, silent.key)).status).toBe(200);

@@ -48,6 +48,11 @@ const accepted = new Lru<string, { owner: ApiKeyOwner; until: number; expiresAt:
 /** Revocations travel on the change feed (see ReferenceCache) with this payload. */
 export const KEYS_REVOKED = "api-keys";
 export const forgetApiKeys = () => accepted.clear();
+let paused = false;
+/** While paused (the change feed is down, so a revocation would go unheard), no key is remembered. */
+export const pauseApiKeyCache = (pause: boolean) => {
+  paused = pause;
+};
 
 /**
  * A key accepted moments ago, without touching the database (or a promise): the hot path. Keyed by
@@ -66,7 +71,7 @@ export async function checkApiKey(db: Queryable, key: string): Promise<KeyCheck>
   const hit = recentlyAccepted(key);
   if (hit) return hit;
   const check = await lookUp(db, key, match[1]);
-  if (typeof check !== "string") {
+  if (typeof check !== "string" && !paused) {
     accepted.set(key, { owner: check, until: Date.now() + keyMaxAgeMs, expiresAt: check.expiresAt?.getTime() ?? null });
   }
   return check;

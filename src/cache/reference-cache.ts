@@ -1,5 +1,5 @@
 import type { Database } from "../db/database.ts";
-import { forgetApiKeys, KEYS_REVOKED } from "../accounts/api-keys.ts";
+import { forgetApiKeys, KEYS_REVOKED, pauseApiKeyCache } from "../accounts/api-keys.ts";
 
 const CHANNEL = "tessera_changes";
 
@@ -31,7 +31,8 @@ export interface CacheLog {
  *
  * Should a change go unheard, nothing stays longer than `maxAgeMs`: a timer (not the lookup) forgets
  * the project records made longer ago than that, checking every tenth of it. When the listener loses
- * its connection, and again when it is back, everything is forgotten (changes made meanwhile went unheard).
+ * its connection everything is forgotten and nothing is stored until it is back (changes made meanwhile
+ * go unheard), and everything is forgotten again then.
  */
 
 export class ReferenceCache {
@@ -41,6 +42,8 @@ export class ReferenceCache {
   #clock = 0;
   #db: Database | null = null;
   readonly #maxAgeMs: number;
+  // While the listener is away nothing is stored: another process's change would go unheard.
+  #deaf = false;
 
   constructor(maxEntries = 50_000, maxAgeMs = 30_000) {
     this.#maxEntries = maxEntries;
@@ -53,7 +56,7 @@ export class ReferenceCache {
 
   set(projectId: string, namespace: string, key: string, value: unknown, generation: number): void {
     const project = this.#projects.get(projectId);
-    if (project?.generation !== generation) return;
+    if (project?.generation !== generation || this.#deaf) return;
     let entries = project.namespaces.get(namespace);
     if (!entries) project.namespaces.set(namespace, (entries = new Map()));
     if (!entries.has(key)) {
@@ -107,11 +110,11 @@ export class ReferenceCache {
     if (db.driver !== "postgres") return async () => clearInterval(sweep);
     const stop = await db.listen(CHANNEL, (payload) => (payload === KEYS_REVOKED ? forgetApiKeys() : this.#forget(payload)), {
       lost: (error) => {
-        this.forgetAll();
+        this.#listening(false);
         log?.warn({ err: error }, "lost the database change listener: caches cleared, reconnecting");
       },
       restored: () => {
-        this.forgetAll();
+        this.#listening(true);
         log?.info({}, "database change listener is back: caches cleared");
       },
     });
@@ -119,6 +122,12 @@ export class ReferenceCache {
       clearInterval(sweep);
       await stop();
     };
+  }
+
+  #listening(on: boolean): void {
+    this.#deaf = !on;
+    pauseApiKeyCache(!on);
+    this.forgetAll();
   }
 
   #forget(projectId: string): void {
