@@ -13,11 +13,11 @@ export function databaseUnavailable(error: unknown): string | null {
     if (/^08/.test(code) || /^57P0[123]$/.test(code) || code === "53300") return `PostgreSQL refused the connection: ${text}`;
     if (code === "57014" && /statement timeout/.test(text)) return "the query took longer than TESSERA_DB_STATEMENT_TIMEOUT_MS";
   }
-  if (/timeout exceeded when trying to connect|Connection terminated|connection timeout/i.test(text)) {
+  if (/timeout exceeded when trying to connect|connection timeout/i.test(text)) {
     return `no connection to PostgreSQL within TESSERA_DB_CONNECT_TIMEOUT_MS (${text})`;
   }
   if (/Query read timeout/.test(text)) return "PostgreSQL did not answer within TESSERA_DB_STATEMENT_TIMEOUT_MS";
-  if (/not queryable|Connection closed|Client was closed/i.test(text)) return `the connection to PostgreSQL was lost (${text})`;
+  if (/Connection terminated|not queryable|Connection closed|Client was closed/i.test(text)) return `the connection to PostgreSQL was lost (${text})`;
   return null;
 }
 
