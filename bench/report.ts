@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "./processes.ts";
@@ -69,6 +69,13 @@ export function writeReport(lines: Line[], info: ReturnType<typeof machine>, mod
     "",
   ].join("\n");
   const path = join(ROOT, "BENCHMARKS.md");
-  writeFileSync(path, text);
+  writeFileSync(path, text + keptSections(path));
   return path;
+}
+
+/** Sections other scripts write (`<!-- name -->` … `<!-- /name -->`, e.g. bench/database-restart.ts): a run keeps them. */
+function keptSections(path: string): string {
+  if (!existsSync(path)) return "";
+  const blocks = readFileSync(path, "utf8").match(/<!-- ([a-z-]+) -->[\s\S]*?<!-- \/\1 -->\n?/g) ?? [];
+  return blocks.map((b) => `\n${b.trimEnd()}\n`).join("");
 }

@@ -30,6 +30,18 @@ export interface Config {
   /** The rendering budget of one prompt: output bytes and evaluation steps. */
   templateMaxBytes: number;
   templateMaxSteps: number;
+  /** PostgreSQL connections per process (the pool; the change listener adds one). */
+  dbPoolSize: number;
+  /** How long a request waits for a PostgreSQL connection before it is answered 503. */
+  dbConnectTimeoutMs: number;
+  /** Longest one SQL statement may run (PostgreSQL's statement_timeout, and the client's own bound). */
+  dbStatementTimeoutMs: number;
+  /** How long a starting process keeps retrying a database that is not up yet. */
+  dbStartupTimeoutMs: number;
+  /** How long SIGTERM waits for in-flight requests before it closes them and exits non-zero. */
+  shutdownTimeoutMs: number;
+  /** Oldest a cached reference resolution or accepted API key may be (a bound should a change go unheard). */
+  cacheMaxAgeMs: number;
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -64,6 +76,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: env.TESSERA_WORKERS === "auto" ? 0 : integer("TESSERA_WORKERS", env.TESSERA_WORKERS, 1),
     templateMaxBytes: integer("TESSERA_TEMPLATE_MAX_BYTES", env.TESSERA_TEMPLATE_MAX_BYTES, TEMPLATE_DEFAULTS.maxBytes),
     templateMaxSteps: integer("TESSERA_TEMPLATE_MAX_STEPS", env.TESSERA_TEMPLATE_MAX_STEPS, TEMPLATE_DEFAULTS.maxSteps),
+    dbPoolSize: Math.max(1, integer("TESSERA_DB_POOL_SIZE", env.TESSERA_DB_POOL_SIZE, 10)),
+    dbConnectTimeoutMs: integer("TESSERA_DB_CONNECT_TIMEOUT_MS", env.TESSERA_DB_CONNECT_TIMEOUT_MS, 5_000),
+    dbStatementTimeoutMs: integer("TESSERA_DB_STATEMENT_TIMEOUT_MS", env.TESSERA_DB_STATEMENT_TIMEOUT_MS, 60_000),
+    dbStartupTimeoutMs: integer("TESSERA_DB_STARTUP_TIMEOUT_MS", env.TESSERA_DB_STARTUP_TIMEOUT_MS, 30_000),
+    shutdownTimeoutMs: integer("TESSERA_SHUTDOWN_TIMEOUT_MS", env.TESSERA_SHUTDOWN_TIMEOUT_MS, 25_000),
+    cacheMaxAgeMs: integer("TESSERA_CACHE_MAX_AGE_MS", env.TESSERA_CACHE_MAX_AGE_MS, 30_000),
     evaluations: {
       batches: integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2),
       batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 50)),

@@ -1,13 +1,17 @@
+import cluster from "node:cluster";
 import { bootstrapFirstRun, saveBootstrapKey } from "./accounts/bootstrap.ts";
 import type { Config } from "./config.ts";
+import type { Database } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
-import { openDatabase } from "./db/open.ts";
 import { collectWhenIdle } from "./http/idle-collector.ts";
+import { openDatabaseAtStartup } from "./db/startup.ts";
 import { buildServer } from "./http/server.ts";
+
+const say = (line: string) => process.stderr.write(line + "\n");
 
 /** Migrations and, on an empty database, the first project and key (printed once). */
 export async function prepareDatabase(config: Config): Promise<void> {
-  const db = await openDatabase(config);
+  const db = await openDatabaseAtStartup(config, say);
   try {
     await migrate(db);
     await announceFirstRun(config, db);
@@ -16,17 +20,31 @@ export async function prepareDatabase(config: Config): Promise<void> {
   }
 }
 
-async function announceFirstRun(config: Config, db: Awaited<ReturnType<typeof openDatabase>>) {
+/** The database's name, for a PostgreSQL first key saved next to another database's (null when embedded). */
+function databaseName(config: Config): string | null {
+  if (!config.databaseUrl) return null;
+  try {
+    return decodeURIComponent(new URL(config.databaseUrl).pathname.slice(1)) || "postgres";
+  } catch {
+    return "postgres";
+  }
+}
+
+async function announceFirstRun(config: Config, db: Database) {
   const first = await bootstrapFirstRun(db);
   if (!first) return;
-  const path = saveBootstrapKey(config.dataDir, first.key);
+  const saved = saveBootstrapKey(config.dataDir, first.key, databaseName(config));
+  const kept = saved.kept.length > 0 ? ` (${saved.kept.join(" and ")} already held a key and ${saved.kept.length > 1 ? "were" : "was"} left as is)` : "";
+  const where = saved.path
+    ? `  It is saved in ${saved.path} (mode 0600)${kept}. Try it:`
+    : `  It is not saved anywhere${kept}: keep it now. Try it:`;
   process.stdout.write([
     "",
     "  Tessera created a default organization, workspace and project, and this API key (shown once):",
     "",
     `    ${first.key}`,
     "",
-    `  It is saved in ${path} (mode 0600). Try it:`,
+    where,
     "",
     `    curl -s -X POST ${config.publicUrl}/api/simple/applications/query -H 'Authorization: ApiKey ${first.key}' -H 'Content-Type: application/json' -d '{}'`,
     "",
@@ -34,9 +52,13 @@ async function announceFirstRun(config: Config, db: Awaited<ReturnType<typeof op
   ].join("\n"));
 }
 
-/** One server process: listens until SIGTERM/SIGINT, then finishes in-flight requests and closes the database. */
+/**
+ * One server process: listens until SIGTERM/SIGINT, then finishes in-flight requests and closes the
+ * database. The drain lasts at most TESSERA_SHUTDOWN_TIMEOUT_MS: then the remaining connections are
+ * closed and the process exits 1, so a process manager is never left waiting on a stuck client.
+ */
 export async function serve(config: Config, options: { prepare: boolean }): Promise<void> {
-  const db = await openDatabase(config);
+  const db = await openDatabaseAtStartup(config, say);
   if (options.prepare) {
     await migrate(db);
     await announceFirstRun(config, db);
@@ -48,13 +70,24 @@ export async function serve(config: Config, options: { prepare: boolean }): Prom
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, "shutting down: finishing in-flight requests");
+    app.log.info({ signal, timeoutMs: config.shutdownTimeoutMs }, "shutting down: finishing in-flight requests");
+    setTimeout(() => {
+      app.log.error({ timeoutMs: config.shutdownTimeoutMs }, "requests still in flight after TESSERA_SHUTDOWN_TIMEOUT_MS: closing them");
+      app.server.closeAllConnections();
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
     await app.close();
     await db.close();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+  // Started by `tessera serve` with an IPC channel: when that process is gone (even killed with
+  // SIGKILL), so is this one. A cluster worker's channel is the cluster's own, which handles this itself.
+  if (process.channel && !cluster.isWorker) {
+    process.channel.unref();
+    process.once("disconnect", () => void shutdown("parent exited"));
+  }
 
   await app.listen({ port: config.port, host: config.host });
   app.log.info({ driver: db.driver, url: config.publicUrl }, "Tessera is listening");

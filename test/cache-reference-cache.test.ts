@@ -53,4 +53,26 @@ describe("the reference cache", () => {
     expect(cache.get("p3", "n", "y")).toBe("again");
     expect(cache.size).toBeLessThanOrEqual(4);
   });
+
+  it("forgets what it has held longer than its maximum age, however quiet the project", () => {
+    const cache = new ReferenceCache(100, 1_000);
+    const start = Date.now();
+    cache.set(A, "n", "k", "old", cache.generation(A));
+    cache.expire(start + 500);
+    expect(cache.get(A, "n", "k")).toBe("old");
+    cache.expire(start + 1_100);
+    expect(cache.get(A, "n", "k")).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+
+  it("forgets everything at once when the change feed may have missed something", () => {
+    const cache = new ReferenceCache();
+    cache.set(A, "n", "k", 1, cache.generation(A));
+    const before = cache.generation(B);
+    cache.forgetAll();
+    cache.set(B, "n", "k", "read before the gap", before);
+    expect(cache.get(A, "n", "k")).toBeUndefined();
+    expect(cache.get(B, "n", "k")).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
 });

@@ -46,6 +46,25 @@ describe("tessera", () => {
     expect(end.stdout).toContain("shutting down: finishing in-flight requests");
   });
 
+  it("serve: the server stops when `tessera serve` itself is killed (SIGKILL, no signal to pass on)", { timeout: 150_000 }, async () => {
+    target = await processTarget();
+    const server = await startServerProcess(target.env, 120_000, ["bin/tessera.ts", "serve"]);
+    const listening = () => server.output.stdout.split("\n").find((l) => l.includes('"msg":"Tessera is listening"'));
+    await expect.poll(listening).toBeTruthy();
+    const serverPid = JSON.parse(listening()!).pid as number;
+    const end = await server.stop("SIGKILL");
+    expect(end.signal).toBe("SIGKILL");
+    const alive = () => {
+      try {
+        process.kill(serverPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(alive, { timeout: 30_000 }).toBe(false);
+  });
+
   it("shows each command's help", async () => {
     for (const [args, usage] of [[["serve", "--help"], /Usage: tessera serve/], [["migrate", "-h"], /Usage: tessera migrate/]] as const) {
       const run = await tessera([...args]);

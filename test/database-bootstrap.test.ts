@@ -52,9 +52,23 @@ describe("first run", () => {
 
   it("writes the key to <data dir>/api-key readable by the owner only", () => {
     dir = mkdtempSync(join(tmpdir(), "tessera-key-"));
-    const path = saveBootstrapKey(join(dir, "nested", "data"), "tsk_example.key");
+    const { path } = saveBootstrapKey(join(dir, "nested", "data"), "tsk_example.key");
     expect(path).toBe(join(dir, "nested", "data", "api-key"));
-    expect(readFileSync(path, "utf8")).toBe("tsk_example.key\n");
-    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path!, "utf8")).toBe("tsk_example.key\n");
+    expect(statSync(path!).mode & 0o777).toBe(0o600);
+  });
+
+  it("never overwrites a key file: a PostgreSQL database's key goes to api-key.<database>, then nowhere", () => {
+    dir = mkdtempSync(join(tmpdir(), "tessera-key-"));
+    expect(saveBootstrapKey(dir, "tsk_embedded.key")).toEqual({ path: join(dir, "api-key"), kept: [] });
+    expect(saveBootstrapKey(dir, "tsk_other.key")).toEqual({ path: null, kept: [join(dir, "api-key")] });
+
+    const second = saveBootstrapKey(dir, "tsk_postgres.key", "tessera");
+    expect(second).toEqual({ path: join(dir, "api-key.tessera"), kept: [join(dir, "api-key")] });
+    expect(statSync(second.path!).mode & 0o777).toBe(0o600);
+    expect(saveBootstrapKey(dir, "tsk_again.key", "tessera").path).toBeNull();
+
+    expect(readFileSync(join(dir, "api-key"), "utf8")).toBe("tsk_embedded.key\n");
+    expect(readFileSync(join(dir, "api-key.tessera"), "utf8")).toBe("tsk_postgres.key\n");
   });
 });

@@ -1,8 +1,10 @@
+import { spawn } from "node:child_process";
+import { connect } from "node:net";
 import { request } from "node:http";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runScript, startServerProcess, type ServerProcess } from "./support/process.ts";
+import { childEnv, ROOT, runScript, startServerProcess, watchProcess, type ServerProcess } from "./support/process.ts";
 import { processTarget, type ProcessTarget } from "./support/process-target.ts";
 
 /**
@@ -116,5 +118,45 @@ describe("server process", () => {
     // The account created by the request in flight was committed before the first shutdown.
     const users = await target.use((db) => db.query("SELECT email FROM users WHERE email = 'in-flight@test.local'"));
     expect(users).toHaveLength(1);
+  });
+
+  it("npm start: SIGTERM to npm (as a process manager sends it) stops the server too", { timeout: 180_000 }, async () => {
+    // `npm start` runs its script through sh, which would not pass the signal on: the script execs node.
+    const npm = spawn("npm", ["start"], { cwd: ROOT, env: childEnv({ ...target.env, PORT: "0", HOST: "127.0.0.1" }), stdio: ["ignore", "pipe", "pipe"] });
+    const { output, done } = watchProcess(npm, 170_000);
+    await expect.poll(() => logLines(output.stdout).find((l) => l.msg === "Tessera is listening"), { timeout: 120_000, interval: 200 }).toBeTruthy();
+    const serverPid = logLines(output.stdout).find((l) => l.msg === "Tessera is listening")!.pid as number;
+    expect(serverPid).not.toBe(npm.pid);
+
+    npm.kill("SIGTERM");
+    await done;
+    const alive = () => {
+      try {
+        process.kill(serverPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await expect.poll(alive, { timeout: 30_000 }).toBe(false);
+    expect(logLines(output.stdout).some((l) => l.msg === "shutting down: finishing in-flight requests" && l.signal === "SIGTERM")).toBe(true);
+  });
+
+  it("SIGTERM drains for at most TESSERA_SHUTDOWN_TIMEOUT_MS, then closes what is left and exits 1", { timeout: 180_000 }, async () => {
+    // Starts at all only if the server above let go of the embedded database.
+    server = await startServerProcess({ ...target.env, TESSERA_SHUTDOWN_TIMEOUT_MS: "1000" });
+    const { port } = new URL(server.url);
+    // A client that announces a body and never sends it.
+    const stuck = connect(Number(port), "127.0.0.1");
+    const closed = new Promise<void>((resolve) => stuck.on("close", () => resolve()).on("error", () => {}));
+    stuck.write(`POST /api/applications/query HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    await new Promise((r) => setTimeout(r, 500));
+
+    const end = await server.stop("SIGTERM");
+    server = undefined;
+    expect(end.code).toBe(1);
+    const lines = logLines(end.stdout);
+    expect(lines.some((l) => l.msg === "requests still in flight after TESSERA_SHUTDOWN_TIMEOUT_MS: closing them" && l.timeoutMs === 1000)).toBe(true);
+    await closed;
   });
 });

@@ -39,11 +39,20 @@ export async function createApiKey(
 
 // Accepted keys, for a short while: every request authenticates, and most repeat a key.
 // A revocation clears it here at once and, through NOTIFY, in the other processes.
-const KEY_TTL_MS = 30_000;
+let keyMaxAgeMs = 30_000;
+/** How long an accepted key is taken on trust (TESSERA_CACHE_MAX_AGE_MS): the bound should a revocation go unheard. */
+export const setKeyMaxAge = (ms: number) => {
+  keyMaxAgeMs = ms;
+};
 const accepted = new Lru<string, { owner: ApiKeyOwner; until: number; expiresAt: number | null }>(10_000);
 /** Revocations travel on the change feed (see ReferenceCache) with this payload. */
 export const KEYS_REVOKED = "api-keys";
 export const forgetApiKeys = () => accepted.clear();
+let paused = false;
+/** While paused (the change feed is down, so a revocation would go unheard), no key is remembered. */
+export const pauseApiKeyCache = (pause: boolean) => {
+  paused = pause;
+};
 
 /**
  * A key accepted moments ago, without touching the database (or a promise): the hot path. Keyed by
@@ -62,8 +71,8 @@ export async function checkApiKey(db: Queryable, key: string): Promise<KeyCheck>
   const hit = recentlyAccepted(key);
   if (hit) return hit;
   const check = await lookUp(db, key, match[1]);
-  if (typeof check !== "string") {
-    accepted.set(key, { owner: check, until: Date.now() + KEY_TTL_MS, expiresAt: check.expiresAt?.getTime() ?? null });
+  if (typeof check !== "string" && !paused) {
+    accepted.set(key, { owner: check, until: Date.now() + keyMaxAgeMs, expiresAt: check.expiresAt?.getTime() ?? null });
   }
   return check;
 }

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Database } from "../db/database.ts";
 import { createAccount } from "./accounts.ts";
@@ -26,11 +26,36 @@ export async function bootstrapFirstRun(db: Database): Promise<{ key: string; pr
   });
 }
 
-/** Writes the first key where the README says it is: `<TESSERA_DATA_DIR>/api-key`, readable by the owner only. */
-export function saveBootstrapKey(dataDir: string, key: string): string {
+/** Where the first key went: `path` (null when nothing was written), and the key file that was left alone. */
+export interface SavedKey {
+  path: string | null;
+  kept: string[];
+}
+
+/**
+ * Writes the first key where the README says it is: `<TESSERA_DATA_DIR>/api-key`, readable by the owner
+ * only. A key file is never overwritten: when that one exists (another database's first key), a
+ * PostgreSQL database's key goes to `api-key.<database>`, and nowhere if that exists too.
+ */
+export function saveBootstrapKey(dataDir: string, key: string, databaseName: string | null = null): SavedKey {
   mkdirSync(dataDir, { recursive: true });
-  const path = join(dataDir, "api-key");
-  writeFileSync(path, key + "\n", { mode: 0o600 });
-  chmodSync(path, 0o600);
-  return path;
+  const candidates = [join(dataDir, "api-key")];
+  if (databaseName) candidates.push(join(dataDir, `api-key.${databaseName.replace(/[^A-Za-z0-9_.-]/g, "_")}`));
+  const kept: string[] = [];
+  for (const path of candidates) {
+    if (existsSync(path)) {
+      kept.push(path);
+      continue;
+    }
+    try {
+      writeFileSync(path, key + "\n", { mode: 0o600, flag: "wx" });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+      kept.push(path);
+      continue;
+    }
+    chmodSync(path, 0o600);
+    return { path, kept };
+  }
+  return { path: null, kept };
 }

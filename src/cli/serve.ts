@@ -19,8 +19,9 @@ gracefully.
 `,
   async run(args) {
     parseOptions(args, {});
-    // A child with the server's Node flags (they cannot be set from inside this process).
-    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, fileURLToPath(new URL("../main.ts", import.meta.url))], { stdio: "inherit" });
+    // A child with the server's Node flags (they cannot be set from inside this process). The IPC
+    // channel ends the child should this process die without forwarding a signal (SIGKILL).
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, fileURLToPath(new URL("../main.ts", import.meta.url))], { stdio: ["inherit", "inherit", "inherit", "ipc"] });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on("SIGTERM", forward).on("SIGINT", forward);
     const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];

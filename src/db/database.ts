@@ -24,7 +24,14 @@ export interface Database extends Queryable {
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs `work` on one dedicated connection (session-level locks, LISTEN). */
   session<T>(work: (conn: Queryable) => Promise<T>): Promise<T>;
-  listen(channel: string, onMessage: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Calls `onMessage` for each NOTIFY on `channel` until the returned function is called. On a server,
+   * a lost connection is retried for as long as it takes; `events` hears of the loss and the return,
+   * since notifications sent in between are never delivered.
+   */
+  listen(
+    channel: string, onMessage: (payload: string) => void, events?: { lost?(error: Error): void; restored?(): void },
+  ): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }

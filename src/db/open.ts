@@ -4,7 +4,14 @@ import type { Database } from "./database.ts";
 import { openPglite } from "./pglite-driver.ts";
 import { openPostgres } from "./postgres-driver.ts";
 
+type DatabaseConfig = Pick<Config, "databaseUrl" | "dataDir"> & Partial<Pick<Config, "dbPoolSize" | "dbConnectTimeoutMs" | "dbStatementTimeoutMs">>;
+
 /** PostgreSQL when `DATABASE_URL` is set, otherwise embedded PGlite under `TESSERA_DATA_DIR/db`. */
-export function openDatabase(config: Pick<Config, "databaseUrl" | "dataDir">): Promise<Database> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(join(config.dataDir, "db"));
+export function openDatabase(config: DatabaseConfig): Promise<Database> {
+  if (!config.databaseUrl) return openPglite(join(config.dataDir, "db"));
+  return openPostgres(config.databaseUrl, {
+    poolSize: config.dbPoolSize,
+    connectTimeoutMs: config.dbConnectTimeoutMs,
+    statementTimeoutMs: config.dbStatementTimeoutMs,
+  });
 }

@@ -23,10 +23,59 @@ function* coalesce(data: (string | Buffer)[]): Generator<Buffer> {
   if (parts.length) yield joinCopyData(parts);
 }
 
-export async function openPostgres(connectionString: string, poolSize = 10): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+/** How a process talks to PostgreSQL (src/config.ts has the defaults and their variables). */
+export interface PostgresOptions {
+  poolSize: number;
+  /** Longest wait for a connection (a new one, or a free one from a full pool). */
+  connectTimeoutMs: number;
+  /** statement_timeout of every connection; the client gives up a little later should no answer come. */
+  statementTimeoutMs: number;
+}
+
+/** What the listener reports: a lost connection, then the moment it is listening again. */
+export interface ListenerEvents {
+  lost?(error: Error): void;
+  restored?(): void;
+}
+
+const DEFAULTS: PostgresOptions = { poolSize: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 60_000 };
+// The listener retries a lost connection after 100 ms, doubling up to this: back within a second of PostgreSQL.
+const LISTEN_RETRY_MAX_MS = 1_000;
+
+/**
+ * `application_name` as the URL gives it (default `tessera`), and the URL without it: the listener's
+ * connection is named `<name> listener`, so an operator (or a test) can tell the two apart.
+ */
+function splitApplicationName(connectionString: string): { url: string; name: string } {
+  try {
+    const url = new URL(connectionString);
+    const name = url.searchParams.get("application_name");
+    if (name === null) return { url: connectionString, name: "tessera" };
+    url.searchParams.delete("application_name");
+    return { url: url.toString(), name: name || "tessera" };
+  } catch {
+    return { url: connectionString, name: "tessera" };
+  }
+}
+
+export async function openPostgres(connectionString: string, options: Partial<PostgresOptions> = {}): Promise<Database> {
+  const { poolSize, connectTimeoutMs, statementTimeoutMs } = { ...DEFAULTS, ...options };
+  const { url, name } = splitApplicationName(connectionString);
+  const clientConfig: pg.ClientConfig = {
+    connectionString: url,
+    application_name: name,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs, query_timeout: statementTimeoutMs + 2_000 } : {}),
+  };
+  const pool = new pg.Pool({ ...clientConfig, max: poolSize });
   pool.on("error", () => {}); // an idle client's lost connection is replaced on next checkout
-  await pool.query("SELECT 1");
+  try {
+    await pool.query("SELECT 1");
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error;
+  }
   const run = (c: pg.Pool | pg.PoolClient): Queryable => ({
     copyBytes: 16 * 1024 * 1024,
     async query<T>(sql: string, params: unknown[] = []) {
@@ -41,13 +90,20 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
 
   async function session<T>(work: (conn: Queryable) => Promise<T>): Promise<T> {
     const client = await pool.connect();
+    // A checked-out client has no listener for its connection's end: without one, a backend terminated
+    // between two queries (restart, failover) would be an unhandled 'error' event that ends the process.
+    let lost: Error | undefined;
+    const onError = (error: Error) => (lost = error);
+    client.on("error", onError);
     try {
       return await work(run(client));
     } finally {
-      client.release();
+      client.off("error", onError);
+      client.release(lost ?? false);
     }
   }
 
+  const listeners = new Set<{ stop(): Promise<void> }>();
   return {
     driver: "postgres",
     query: self.query,
@@ -65,20 +121,91 @@ export async function openPostgres(connectionString: string, poolSize = 10): Pro
           throw error;
         }
       }),
-    async listen(channel, onMessage) {
-      const client = await pool.connect();
-      const handler = (m: pg.Notification) => m.channel === channel && onMessage(m.payload ?? "");
-      client.on("notification", handler);
-      await client.query(`LISTEN "${channel.replace(/"/g, "")}"`);
+    async listen(channel, onMessage, events = {}) {
+      const listener = await listenWithReconnect({ ...clientConfig, application_name: `${name} listener` }, channel, onMessage, events);
+      listeners.add(listener);
       return async () => {
-        client.off("notification", handler);
-        await client.query(`UNLISTEN "${channel.replace(/"/g, "")}"`).catch(() => {});
-        client.release();
+        listeners.delete(listener);
+        await listener.stop();
       };
     },
     async notify(channel, payload) {
       await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
-    close: () => pool.end(),
+    async close() {
+      await Promise.all([...listeners].map((l) => l.stop()));
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * LISTEN on a connection of its own, outside the pool, that survives the database: when the connection
+ * is lost it reports it once, reconnects with backoff and runs LISTEN again, then reports that it is back.
+ * The first connection must succeed (the caller is starting); only later losses are retried.
+ */
+async function listenWithReconnect(
+  config: pg.ClientConfig, channel: string, onMessage: (payload: string) => void, events: ListenerEvents,
+): Promise<{ stop(): Promise<void> }> {
+  const quoted = `"${channel.replace(/"/g, "")}"`;
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = 100;
+
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ ...config, statement_timeout: undefined, query_timeout: undefined });
+    let dropped = false;
+    const drop = (error: Error) => {
+      if (dropped) return;
+      dropped = true;
+      c.removeAllListeners("notification");
+      c.end().catch(() => {});
+      if (client !== c || stopped) return;
+      client = null;
+      events.lost?.(error);
+      schedule();
+    };
+    c.on("error", drop);
+    c.on("end", () => drop(new Error("connection ended")));
+    c.on("notification", (m) => m.channel === channel && onMessage(m.payload ?? ""));
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${quoted}`);
+    } catch (error) {
+      dropped = true;
+      c.removeAllListeners("notification");
+      await c.end().catch(() => {});
+      throw error;
+    }
+    if (stopped) {
+      dropped = true;
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+  };
+  const schedule = () => {
+    retry = setTimeout(async () => {
+      try {
+        await connect();
+        delay = 100;
+        if (!stopped) events.restored?.();
+      } catch {
+        delay = Math.min(delay * 2, LISTEN_RETRY_MAX_MS);
+        if (!stopped) schedule();
+      }
+    }, delay);
+  };
+
+  await connect();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      const c = client;
+      client = null;
+      if (c) await c.end().catch(() => {});
+    },
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { databaseUnavailable, RETRY_AFTER_SECONDS } from "../db/unavailable.ts";
 import { HttpError } from "../errors.ts";
 import { isHeaderName } from "../runtime/net/header-text.ts";
 import { toIssues } from "./validation.ts";
@@ -50,6 +51,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.validation) return reply.status(422).send({ detail: toIssues(error.validation as never, error.validationContext ?? "body") });
     const pg = typeof error.code === "string" ? pgClientError(error.code, error.message) : undefined;
     if (pg) return reply.status(pg[0]).send({ detail: pg[1] });
+    const unavailable = databaseUnavailable(error);
+    if (unavailable) {
+      request.log.warn({ reason: unavailable }, "database unavailable");
+      reply.header("retry-after", String(RETRY_AFTER_SECONDS));
+      return reply.status(503).send({ detail: `Database unavailable: ${unavailable}; retry in a few seconds` });
+    }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const explain = error.code ? FASTIFY_DETAIL[error.code] : undefined;

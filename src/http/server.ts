@@ -2,12 +2,14 @@ import compress from "@fastify/compress";
 import Fastify, { type FastifyInstance, type onSendHookHandler } from "fastify";
 import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
+import { setKeyMaxAge } from "../accounts/api-keys.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
 import { evaluationWorker } from "../evaluations/worker.ts";
 import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
+import { healthRoutes } from "./health-routes.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
 import { reportIgnoredFields } from "./ignored-fields.ts";
 import { registerJsonBody } from "./json-body.ts";
@@ -59,8 +61,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // Large answers (queries, testset downloads) are compressed when the client asks; brotli's default
   // level is too slow for streamed downloads, so gzip and deflate only.
   await app.register(compress, { threshold: 1024, encodings: ["gzip", "deflate"], globalDecompression: false });
-  const cache = ctx.cache ?? new ReferenceCache();
-  const stopListening = await cache.connect(ctx.db);
+  setKeyMaxAge(ctx.config.cacheMaxAgeMs);
+  const cache = ctx.cache ?? new ReferenceCache(undefined, ctx.config.cacheMaxAgeMs);
+  const stopListening = await cache.connect(ctx.db, app.log);
   app.addHook("onClose", stopListening);
   const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
   const sandbox = ctx.sandbox ?? new SandboxPool(ctx.config.sandbox);
@@ -75,7 +78,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
 
   await app.register(async (api) => {
-    api.get("/health", { schema: { tags: ["Health"], summary: "Liveness", security: [] } }, async () => ({ status: "ok" }));
+    await api.register(healthRoutes, ctx);
     api.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
     if (ctx.config.adminKey) await api.register(adminAccountsRoutes, { db: ctx.db, adminKey: ctx.config.adminKey });
     // An unknown path needs a key like a known one, so that a caller without one learns nothing about

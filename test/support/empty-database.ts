@@ -23,7 +23,7 @@ export async function emptyDatabase(): Promise<EmptyDatabase> {
     const db = await openPglite(null);
     return { url: null, connect: async () => db, dispose: () => db.close() };
   }
-  const admin = await openPostgres(url, 1);
+  const admin = await openPostgres(url, { poolSize: 1 });
   const schema = `test_empty_${uuidv7().replace(/-/g, "")}`;
   await admin.query(`CREATE SCHEMA ${schema}`);
   const scoped = `${url}${url.includes("?") ? "&" : "?"}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
@@ -31,7 +31,7 @@ export async function emptyDatabase(): Promise<EmptyDatabase> {
   return {
     url: scoped,
     async connect() {
-      const db = await openPostgres(scoped, 3);
+      const db = await openPostgres(scoped, { poolSize: 3 });
       pools.push(db);
       return db;
     },

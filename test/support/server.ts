@@ -33,7 +33,7 @@ export interface TestProject {
 }
 
 export async function openTestDatabase(): Promise<Database> {
-  const db = process.env.DATABASE_URL ? await openPostgres(process.env.DATABASE_URL, 4) : await openPglite(null);
+  const db = process.env.DATABASE_URL ? await openPostgres(process.env.DATABASE_URL, { poolSize: 4 }) : await openPglite(null);
   await migrate(db);
   return db;
 }
