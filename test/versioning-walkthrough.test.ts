@@ -114,9 +114,14 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
     const byArtifact = await p.ok("POST", "/applications/revisions/retrieve", { application_ref: { id: app.id } });
     expect(byArtifact.application_revision.version).toBe("3");
     const specific = await p.ok("POST", "/applications/revisions/retrieve", {
-      application_revision_ref: { id: v1.id }, application_variant_ref: { id: app.variant_id }, environment_ref: { slug: "production" },
+      application_revision_ref: { id: v1.id }, application_variant_ref: { id: app.variant_id },
     });
     expect(specific.application_revision.id).toBe(v1.id);
+    // An environment reference always takes the environment path: without a key to read, that is a 400.
+    const keyless = await p.call("POST", "/applications/revisions/retrieve", {
+      application_revision_ref: { id: v1.id }, environment_ref: { slug: "production" },
+    });
+    expect(keyless.statusCode).toBe(400);
   });
 
   it("rejects contradicting or incomplete references", async () => {
@@ -125,8 +130,8 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
     expect(contradict.statusCode).toBe(400);
     const versionOnly = await p.call("POST", "/applications/revisions/retrieve", { application_revision_ref: { version: 1 } });
     expect(versionOnly.statusCode).toBe(400);
-    const missing = await p.call("POST", "/applications/revisions/retrieve", { application_revision_ref: { id: "0190d0d0-0000-7000-8000-000000000000" } });
-    expect(missing.statusCode).toBe(404);
+    const missing = await p.ok("POST", "/applications/revisions/retrieve", { application_revision_ref: { id: "0190d0d0-0000-7000-8000-000000000000" } });
+    expect(missing).toEqual({ count: 0, application_revision: null });
   });
 
   it("archives: hidden from queries unless include_archived, ids still resolvable, unarchive restores", async () => {
