@@ -115,11 +115,10 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       });
       return { count: items.length, [`${n}_variants`]: items.map((r) => variantRecord(kind, r)), windowing };
     });
-    app.post(`${P}/variants/fork`, { schema: schema(`Fork a ${n} variant from a revision`, { body: s.variantFork, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
+    app.post(`${P}/variants/fork`, { schema: schema(`Fork a ${n} variant: copy its lineage up to a revision`, { body: s.variantFork, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
       const b = req.body as Body;
-      const source = { variant: b[`${n}_variant_ref`] as Reference | null, revision: b[`${n}_revision_ref`] as Reference | null };
-      if (!source.variant && !source.revision) throw badRequest(`Give ${n}_variant_ref or ${n}_revision_ref to fork from`);
-      const row = await ctx.db.transaction((tx) => forkVariant(tx, req.scope, kind, source, b[`${n}_variant`] ?? {}));
+      const source = { variant: b[`${n}_variant_ref`] as Reference, revision: b[`${n}_revision_ref`] as Reference | null };
+      const row = await ctx.db.transaction((tx) => forkVariant(tx, req.scope, kind, source, b[`${n}_variant`]));
       return one(`${n}_variant`, variantRecord(kind, row));
     });
 
