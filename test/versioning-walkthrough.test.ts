@@ -72,7 +72,8 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
 
   it("logs a variant newest first without payload, bounded by depth", async () => {
     const log = await p.ok("POST", "/applications/revisions/log", { application: { application_variant_id: app.variant_id } });
-    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1"]);
+    // Version 0 is the empty revision a simple create seeds the variant with, as the reference does.
+    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1", "0"]);
     expect(log.application_revisions[0].data).toBeUndefined();
     expect(log.application_revisions[0]).toMatchObject({ message: "reference wrapper", author: p.userId });
     const ref = await p.ok("POST", "/applications/revisions/log", { application_revisions: { application_variant_id: app.variant_id, depth: 2 } });
@@ -87,7 +88,8 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
     })).application_variant;
     expect(fork.application_id).toBe(app.id);
     const head = (await p.ok("POST", "/applications/revisions/retrieve", { application_variant_ref: { id: fork.id } })).application_revision;
-    expect(head.version).toBe("1");
+    // The fork holds the source's lineage up to v2, so its head is v2 there too.
+    expect(head.version).toBe("2");
     expect(head.data.parameters).toEqual(v2.data.parameters);
     const generic = await p.ok("POST", "/variants/fork", { variant_ref: { id: app.variant_id }, variant: { slug: "geo-qa.generic" } });
     expect(generic.application_variant.slug).toBe("geo-qa.generic");
@@ -273,7 +275,7 @@ describe("diff and revert", () => {
       { op: "replace", path: "/parameters/prompt/llm_config/model", value: "gpt-4o" },
       { op: "replace", path: "/parameters/prompt/llm_config/temperature", value: 0.9 },
     ]);
-    expect(diff.metadata.message).toEqual({ from: "Initial commit", to: "warmer" });
+    expect(diff.metadata.message).toEqual({ from: null, to: "warmer" });
     const byVersion = await p.ok("POST", "/applications/revisions/diff", {
       base: { version: 1, application_variant_ref: { id: a.variant_id } }, target: { version: 2, application_variant_ref: { id: a.variant_id } },
     });
@@ -288,7 +290,7 @@ describe("diff and revert", () => {
     expect(reverted.message).toContain(a.revision_id);
     expect(reverted.data.parameters).toEqual(completion("one").parameters);
     const log = await p.ok("POST", "/applications/revisions/log", { application: { application_variant_id: a.variant_id } });
-    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1"]);
+    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1", "0"]);
   });
 });
 

@@ -71,7 +71,8 @@ async function directRevision(db: Queryable, scope: Scope, kind: Kind, refs: Ret
   const r = kind.name;
   if (given(refs.revision)) {
     const rev = await revisionFromRef(db, scope, kind, refs);
-    checkConsistent(kind, rev, refs);
+    // revisionFromRef has checked the revision ref itself (its slug may name the variant's line).
+    checkConsistent(kind, rev, { ...refs, revision: null });
     return rev;
   }
   if (given(refs.variant)) {
