@@ -1618,7 +1618,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a application variant from a revision */
+        /** Fork a application variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -1634,7 +1634,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        application_variant?: {
+                        application_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -1648,12 +1648,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        application_variant_ref?: {
+                        };
+                        application_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -3148,7 +3148,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a environment variant from a revision */
+        /** Fork a environment variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -3164,7 +3164,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        environment_variant?: {
+                        environment_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -3178,12 +3178,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        environment_variant_ref?: {
+                        };
+                        environment_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -4910,7 +4910,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a evaluator variant from a revision */
+        /** Fork a evaluator variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -4926,7 +4926,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        evaluator_variant?: {
+                        evaluator_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -4940,12 +4940,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        evaluator_variant_ref?: {
+                        };
+                        evaluator_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -9004,7 +9004,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a testset variant from a revision */
+        /** Fork a testset variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -9020,7 +9020,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        testset_variant?: {
+                        testset_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -9034,12 +9034,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        testset_variant_ref?: {
+                        };
+                        testset_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -10888,7 +10888,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a workflow variant from a revision */
+        /** Fork a workflow variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -10904,7 +10904,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        workflow_variant?: {
+                        workflow_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -10918,12 +10918,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        workflow_variant_ref?: {
+                        };
+                        workflow_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
