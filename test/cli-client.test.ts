@@ -81,7 +81,8 @@ describe("tessera testsets", () => {
     expect(dataOf(JSON.parse(first.stdout))).toEqual(ROWS);
 
     const log = await tessera(["log", "testsets", "capitals", "--json"]);
-    expect(JSON.parse(log.stdout).revisions.map((r: { version: number }) => r.version)).toEqual([2, 1]);
+    // Version 0 is the empty revision the testset was created with, as in the reference.
+    expect(JSON.parse(log.stdout).revisions.map((r: { version: number }) => r.version)).toEqual([2, 1, 0]);
 
     const diff = await tessera(["diff", "testsets", "--base", "capitals@1", "--target", "capitals@2"]);
     expect(diff.code).toBe(0);
@@ -145,13 +146,13 @@ describe("tessera apps deploy, log, diff, revert", () => {
     expect(log.code).toBe(0);
     const lines = log.stdout.trimEnd().split("\n");
     expect(lines[0]).toMatch(/^VERSION +DATE +AUTHOR +REVISION +MESSAGE$/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(["v2", "v1"]);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).toEqual(["v2", "v1", "v0"]);
     expect(lines[1]).toMatch(/Ask for the largest city$/);
     expect(lines[1]).toContain(s.project.userId);
 
     const diff = await tessera(["diff", "applications", "--base", "geo@1", "--target", "geo@2"]);
     expect(diff.code).toBe(0);
-    expect(diff.stdout).toMatch(/^ {2}message: "Initial commit" → "Ask for the largest city"$/m);
+    expect(diff.stdout).toMatch(/^ {2}message: null → "Ask for the largest city"$/m);
     expect(diff.stdout).toMatch(/^ {2}~ \/parameters\/prompt\/messages\/1\/content: "Largest city of \{\{country\}\}\?"$/m);
     const diffJson = JSON.parse((await tessera(["diff", "app", "--base", app.revision_id, "--target", "geo.default@2", "--json"])).stdout);
     expect(diffJson.data).toContainEqual({ op: "replace", path: "/parameters/prompt/messages/1/content", value: "Largest city of {{country}}?" });

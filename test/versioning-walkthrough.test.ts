@@ -75,7 +75,8 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
 
   it("logs a variant newest first without payload, bounded by depth", async () => {
     const log = await p.ok("POST", "/applications/revisions/log", { application: { application_variant_id: app.variant_id } });
-    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1"]);
+    // Version 0 is the empty revision a simple create seeds the variant with, as the reference does.
+    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1", "0"]);
     expect(log.application_revisions[0].data).toBeUndefined();
     expect(log.application_revisions[0]).toMatchObject({ message: "reference wrapper", author: p.userId });
     const ref = await p.ok("POST", "/applications/revisions/log", { application_revisions: { application_variant_id: app.variant_id, depth: 2 } });
@@ -90,7 +91,8 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
     })).application_variant;
     expect(fork.application_id).toBe(app.id);
     const head = (await p.ok("POST", "/applications/revisions/retrieve", { application_variant_ref: { id: fork.id } })).application_revision;
-    expect(head.version).toBe("1");
+    // The fork holds the source's lineage up to v2, so its head is v2 there too.
+    expect(head.version).toBe("2");
     expect(head.data.parameters).toEqual(v2.data.parameters);
     const generic = await p.ok("POST", "/variants/fork", { variant_ref: { id: app.variant_id }, variant: { slug: "geo-qa.generic" } });
     expect(generic.application_variant.slug).toBe("geo-qa.generic");
@@ -117,9 +119,14 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
     const byArtifact = await p.ok("POST", "/applications/revisions/retrieve", { application_ref: { id: app.id } });
     expect(byArtifact.application_revision.version).toBe("3");
     const specific = await p.ok("POST", "/applications/revisions/retrieve", {
-      application_revision_ref: { id: v1.id }, application_variant_ref: { id: app.variant_id }, environment_ref: { slug: "production" },
+      application_revision_ref: { id: v1.id }, application_variant_ref: { id: app.variant_id },
     });
     expect(specific.application_revision.id).toBe(v1.id);
+    // An environment reference always takes the environment path: without a key to read, that is a 400.
+    const keyless = await p.call("POST", "/applications/revisions/retrieve", {
+      application_revision_ref: { id: v1.id }, environment_ref: { slug: "production" },
+    });
+    expect(keyless.statusCode).toBe(400);
   });
 
   it("rejects contradicting or incomplete references", async () => {
@@ -128,8 +135,8 @@ describe("the spec's walkthrough: create → commit → log → fork → deploy 
     expect(contradict.statusCode).toBe(400);
     const versionOnly = await p.call("POST", "/applications/revisions/retrieve", { application_revision_ref: { version: 1 } });
     expect(versionOnly.statusCode).toBe(400);
-    const missing = await p.call("POST", "/applications/revisions/retrieve", { application_revision_ref: { id: "0190d0d0-0000-7000-8000-000000000000" } });
-    expect(missing.statusCode).toBe(404);
+    const missing = await p.ok("POST", "/applications/revisions/retrieve", { application_revision_ref: { id: "0190d0d0-0000-7000-8000-000000000000" } });
+    expect(missing).toEqual({ count: 0, application_revision: null });
   });
 
   it("archives: hidden from queries unless include_archived, ids still resolvable, unarchive restores", async () => {
@@ -277,7 +284,7 @@ describe("diff and revert", () => {
       { op: "replace", path: "/parameters/prompt/llm_config/model", value: "gpt-4o" },
       { op: "replace", path: "/parameters/prompt/llm_config/temperature", value: 0.9 },
     ]);
-    expect(diff.metadata.message).toEqual({ from: "Initial commit", to: "warmer" });
+    expect(diff.metadata.message).toEqual({ from: null, to: "warmer" });
     const byVersion = await p.ok("POST", "/applications/revisions/diff", {
       base: { version: 1, application_variant_ref: { id: a.variant_id } }, target: { version: 2, application_variant_ref: { id: a.variant_id } },
     });
@@ -292,7 +299,7 @@ describe("diff and revert", () => {
     expect(reverted.message).toContain(a.revision_id);
     expect(reverted.data.parameters).toEqual(completion("one").parameters);
     const log = await p.ok("POST", "/applications/revisions/log", { application: { application_variant_id: a.variant_id } });
-    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1"]);
+    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["3", "2", "1", "0"]);
   });
 });
 

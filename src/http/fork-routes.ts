@@ -4,7 +4,7 @@ import type { AppContext } from "../context.ts";
 import { forkVariant } from "../versioning/fork.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { variantRecord } from "../versioning/records.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { badRequest } from "../errors.ts";
 import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
 
 /**
@@ -44,12 +44,12 @@ async function kindOfSource(ctx: AppContext, projectId: string, kinds: Kind[], v
     `SELECT kind, flags FROM ${table} WHERE project_id = $1 AND ${ref.id ? "id = $2::uuid" : "slug = $2"}`,
     [projectId, ref.id ?? ref.slug],
   );
-  if (rows.length === 0) throw notFound(`No variant or revision ${ref.id ?? ref.slug} to fork from`);
+  if (rows.length === 0) throw badRequest(`No variant or revision ${ref.id ?? ref.slug} to fork from`);
   if (rows.length > 1) throw badRequest(`Slug ${ref.slug} names entities of several kinds; use an id`);
   const { kind, flags } = rows[0];
   // The most specific kind first: an application is also a workflow.
   const match = kinds.find((k) => k.family === kind && Object.keys(k.flags).length > 0 && Object.entries(k.flags).every(([f, v]) => flags[f] === v))
     ?? kinds.find((k) => k.family === kind && Object.keys(k.flags).length === 0);
-  if (!match) throw notFound(`No variant or revision ${ref.id ?? ref.slug} to fork from`);
+  if (!match) throw badRequest(`No variant or revision ${ref.id ?? ref.slug} to fork from`);
   return match;
 }

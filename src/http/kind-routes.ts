@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type, type TSchema } from "typebox";
-import { cachedRetrieve, matchesTag, peekRetrieve, retrievedTag, revisionTag } from "../cache/cached-retrieve.ts";
+import { cachedAnswer, matchesTag, peekRetrieve, retrievedTag, revisionTag } from "../cache/cached-retrieve.ts";
 import { Lru } from "../cache/lru.ts";
 import type { AppContext } from "../context.ts";
 import { createArtifact, findArtifact, queryArtifacts } from "../versioning/artifacts.ts";
@@ -11,7 +11,10 @@ import { forkVariant } from "../versioning/fork.ts";
 import type { Kind, ReadContext } from "../versioning/kind.ts";
 import { editMetadata, setArchived, type Level } from "../versioning/lifecycle.ts";
 import { artifactRecord, revisionRecord, variantRecord } from "../versioning/records.ts";
-import type { Retrieved } from "../versioning/resolve.ts";
+import { resolveEmbeds, type ResolveLimits } from "../versioning/embeds.ts";
+import type { Json } from "../versioning/json-path.ts";
+import type { RetrieveRefs } from "../versioning/resolve.ts";
+import type { RetrieveAnswer } from "../versioning/retrieve.ts";
 import { findRevision, logRevisions, queryRevisions } from "../versioning/revisions.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { createVariant, defaultVariant, findVariant, queryVariants } from "../versioning/variants.ts";
@@ -30,6 +33,8 @@ export interface KindRouteOptions {
   deployable?: boolean;
   /** Read options a commit's answer uses unless the commit body sets them (e.g. no testcases inlined). */
   commitReadDefaults?: Record<string, unknown>;
+  /** The kinds an `@ag.embed` in this kind's data may name (`resolve: true` on retrieve). */
+  embedKinds?: Kind[];
 }
 
 type Body = Record<string, any>;
@@ -37,6 +42,8 @@ type Body = Record<string, any>;
 /** Retrieve answers up to this size are kept serialised (large testset revisions are not). */
 const MAX_CACHED_BODY = 256 * 1024;
 const JSON_UTF8 = "application/json; charset=utf-8";
+/** `resolve: true` on retrieve uses `/revisions/resolve`'s default limits and policy. */
+const RETRIEVE_LIMITS: ResolveLimits = { maxDepth: 10, maxEmbeds: 100, errorPolicy: "exception" };
 
 /** The one id a path names (`:application_id`, `:application_variant_id`, …). */
 const pathId = (req: FastifyRequest): string => Object.values(req.params as Record<string, string>)[0];
@@ -108,11 +115,10 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       });
       return { count: items.length, [`${n}_variants`]: items.map((r) => variantRecord(kind, r)), windowing };
     });
-    app.post(`${P}/variants/fork`, { schema: schema(`Fork a ${n} variant from a revision`, { body: s.variantFork, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
+    app.post(`${P}/variants/fork`, { schema: schema(`Fork a ${n} variant: copy its lineage up to a revision`, { body: s.variantFork, response: { 200: s.one(`${n}_variant`) } }) }, async (req) => {
       const b = req.body as Body;
-      const source = { variant: b[`${n}_variant_ref`] as Reference | null, revision: b[`${n}_revision_ref`] as Reference | null };
-      if (!source.variant && !source.revision) throw badRequest(`Give ${n}_variant_ref or ${n}_revision_ref to fork from`);
-      const row = await ctx.db.transaction((tx) => forkVariant(tx, req.scope, kind, source, b[`${n}_variant`] ?? {}));
+      const source = { variant: b[`${n}_variant_ref`] as Reference, revision: b[`${n}_revision_ref`] as Reference | null };
+      const row = await ctx.db.transaction((tx) => forkVariant(tx, req.scope, kind, source, b[`${n}_variant`]));
       return one(`${n}_variant`, variantRecord(kind, row));
     });
 
@@ -184,20 +190,34 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const rows = await logRevisions(ctx.db, req.scope, variantId, upTo, q.depth ?? null);
       return { count: rows.length, [`${n}_revisions`]: rows.map((r) => revisionRecord(kind, r)) };
     });
-    const refsOf = (b: Body) => ({
-      artifact: b[`${n}_ref`], variant: b[`${n}_variant_ref`], revision: b[`${n}_revision_ref`],
-      environment: b.environment_ref, environmentVariant: b.environment_variant_ref, environmentRevision: b.environment_revision_ref, key: b.key,
-    });
-    const retrieved = async (req: FastifyRequest, r: Retrieved, options: Record<string, unknown>) => ({
-      count: 1,
-      [`${n}_revision`]: await present(r.revision, read(req, options)),
-      ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
-    });
-    const answerRetrieve = (req: FastifyRequest, reply: FastifyReply, b: Body, r: Retrieved): FastifyReply | Promise<FastifyReply> => {
+    // On environments, environment_ref names the artifact itself, not an environment to look inside.
+    const refsOf = (b: Body): RetrieveRefs => kind.family === "environment"
+      ? { artifact: b[`${n}_ref`], variant: b[`${n}_variant_ref`], revision: b[`${n}_revision_ref`] }
+      : {
+        artifact: b[`${n}_ref`], variant: b[`${n}_variant_ref`], revision: b[`${n}_revision_ref`],
+        environment: b.environment_ref, environmentVariant: b.environment_variant_ref, environmentRevision: b.environment_revision_ref,
+        key: b.key,
+      };
+    const retrieved = async (req: FastifyRequest, r: RetrieveAnswer, options: Record<string, unknown>, resolve = false) => {
+      if (!r.revision) return { count: 0, [`${n}_revision`]: null };
+      const record = await present(r.revision, read(req, options));
+      const resolved = resolve ? await resolveEmbeds(ctx.db, req.scope, opts.embedKinds ?? [kind], record.data as Json, RETRIEVE_LIMITS) : null;
+      return {
+        count: 1,
+        [`${n}_revision`]: resolved ? { ...record, data: resolved.data } : record,
+        ...(resolved ? { resolution_info: resolved.info } : {}),
+        ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
+      };
+    };
+    const answerRetrieve = (req: FastifyRequest, reply: FastifyReply, b: Body, r: RetrieveAnswer): FastifyReply | Promise<FastifyReply> => {
       const options = optionsOf(b);
-      const tag = retrievedTag(r, options);
+      const resolve = b.resolve === true;
+      const tag = retrievedTag(r, resolve ? { ...options, resolve } : options);
+      if (tag === null) return retrieved(req, r, options).then((value) => reply.type(JSON_UTF8).send(JSON.stringify(value)));
       reply.header("etag", tag);
       if (matchesTag(req.headers["if-none-match"], tag)) return reply.code(304).send();
+      // Embedded revisions can change without this one changing: a resolved answer is worked out each time.
+      if (resolve) return retrieved(req, r, options, true).then((value) => reply.type(JSON_UTF8).send(JSON.stringify(value)));
       // The tag names everything the body holds, so the serialised body can be kept under it.
       const key = `${req.scope.projectId}\u0000${tag}`;
       const body = bodies.get(key);
@@ -210,10 +230,15 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     };
     // Configuration answers are a few KB: compressing them costs more than it saves (testsets keep it).
     // Not async: a cached resolution is answered without a promise (the hot path of every client).
-    app.post(`${P}/revisions/retrieve`, { compress: kind.family === "testset" ? undefined : false, schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }) }, (req, reply) => {
+    app.post(`${P}/revisions/retrieve`, {
+      compress: kind.family === "testset" ? undefined : false,
+      schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }),
+    }, (req, reply) => {
       const b = (req.body ?? {}) as Body;
       const hit = req.bodyText === null ? undefined : peekRetrieve(ctx, req.scope, kind, req.bodyText);
-      const sent = hit ? answerRetrieve(req, reply, b, hit) : cachedRetrieve(ctx, req.scope, kind, refsOf(b), req.bodyText).then((r) => answerRetrieve(req, reply, b, r));
+      const sent = hit
+        ? answerRetrieve(req, reply, b, hit)
+        : cachedAnswer(ctx, req.scope, kind, refsOf(b), req.bodyText).then((r) => answerRetrieve(req, reply, b, r));
       return sent === reply ? undefined : sent;
     });
     if (opts.deployable) {

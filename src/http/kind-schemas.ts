@@ -79,9 +79,10 @@ export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchem
       [`${n}_variant`]: Nullable(query), ...refs(`${n}_refs`), ...refs(`${n}_variant_refs`),
       include_archived: Nullable(Type.Boolean()), windowing: Nullable(WindowingSchema),
     }, Strict),
+    // As the reference: the new variant and the source variant are required; a revision ref pins the source.
     variantFork: Type.Object({
-      [`${n}_variant`]: Nullable(Type.Object({ slug: Nullable(Type.String()), message: Nullable(Type.String()), ...metadata }, Strict)),
-      [`${n}_variant_ref`]: Nullable(Reference),
+      [`${n}_variant`]: Type.Object({ slug: Nullable(Type.String()), message: Nullable(Type.String()), ...metadata }, Strict),
+      [`${n}_variant_ref`]: Reference,
       [`${n}_revision_ref`]: Nullable(Reference),
     }, Strict),
     revisionCreate: Type.Object({ [`${n}_revision`]: Type.Object(revisionFields, Strict) }, Strict),

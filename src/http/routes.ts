@@ -19,22 +19,22 @@ import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
 
 /** Every route that acts inside the caller's project. */
 export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
+  const kinds = [applications, evaluators, workflows, environments, testsets];
   await app.register(catalogRoutes);
   for (const kind of [applications, evaluators, workflows]) {
-    await app.register(kindRoutes(kind, { data: WorkflowDataSchema, delta: WorkflowDeltaSchema, deployable: true }), ctx);
+    await app.register(kindRoutes(kind, { data: WorkflowDataSchema, delta: WorkflowDeltaSchema, deployable: true, embedKinds: kinds }), ctx);
     await app.register(simpleRoutes(kind, { data: WorkflowDataSchema }), ctx);
   }
-  await app.register(kindRoutes(environments, { data: EnvironmentDataSchema, delta: EnvironmentDeltaSchema }), ctx);
+  await app.register(kindRoutes(environments, { data: EnvironmentDataSchema, delta: EnvironmentDeltaSchema, embedKinds: kinds }), ctx);
   await app.register(simpleRoutes(environments, { data: EnvironmentDataSchema, guard: true }), ctx);
   await app.register(kindRoutes(testsets, { data: TestsetDataSchema, delta: TestsetDeltaSchema, readOptions: TestsetReadOptions, commitReadDefaults: { include_testcases: false } }), ctx);
   await app.register(simpleRoutes(testsets, { data: TestsetDataSchema }), ctx);
   await app.register(testsetFileRoutes, ctx);
-  const kinds = [applications, evaluators, workflows, environments, testsets];
   for (const kind of kinds) await app.register(historyRoutes(kind, kinds), ctx);
   await app.register(secretRoutes, ctx);
   await app.register(accountRoutes, ctx);
   await app.register(traceRoutes, ctx);
   await app.register(evaluationRoutes, ctx);
   await app.register(simpleEvaluationRoutes, ctx);
-  await app.register(forkRoutes([applications, evaluators, workflows, environments, testsets]), ctx);
+  await app.register(forkRoutes(kinds), ctx);
 }

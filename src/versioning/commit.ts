@@ -28,7 +28,8 @@ export interface CommitRequest {
 
 /**
  * Appends an immutable revision to a variant. The variant row is locked for the transaction, so
- * concurrent commits on one variant get versions 1, 2, 3… with no gap and no duplicate.
+ * concurrent commits on one variant get versions 0, 1, 2… (the number of revisions before it) with no
+ * gap and no duplicate.
  */
 export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, req: CommitRequest): Promise<RevisionRow> {
   if (req.data !== undefined && req.data !== null && req.delta !== undefined && req.delta !== null) {
@@ -64,7 +65,7 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
        message, author, flags, tags, meta, data, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $12) RETURNING id`,
     [
-      uuidv7(), scope.projectId, kind.family, variant.artifact_id, variant.id, (latest ?? 0) + 1, parent?.id ?? null,
+      uuidv7(), scope.projectId, kind.family, variant.artifact_id, variant.id, (latest ?? -1) + 1, parent?.id ?? null,
       req.slug ? slugFor(req.slug, null, [`${kind.name}_revision`, "slug"]) : shortHash(),
       req.name ?? null, req.description ?? null, req.message ?? null, scope.userId,
       json(withKindFlags(kind, { ...req.flags, ...prepared.flags })), json(req.tags), json(req.meta), json(prepared.data),

@@ -5,11 +5,13 @@ import type { Reference } from "./filters.ts";
 import { dotPath, getIn, type Json } from "./json-path.ts";
 import type { Kind } from "./kind.ts";
 import { retrieveRevision } from "./resolve.ts";
+import { findStringEmbeds } from "./string-embeds.ts";
 
 /**
  * Embedded references: a value `{"@ag.embed": {"@ag.references": {"workflow_revision": {"id": …}},
  * "@ag.selector": {"path": "parameters.prompt"}}}` inside revision data stands for (a part of) another
- * revision's data. Resolving inlines them, recursively, within depth and count limits.
+ * revision's data; inside text, `@ag.embed[@ag.references[workflow_revision.id=…], @ag.selector[path=…]]`
+ * does the same as a string. Resolving inlines them, recursively, within depth and count limits.
  */
 export interface ResolveLimits {
   maxDepth: number;
@@ -25,7 +27,9 @@ export interface ResolutionInfo {
 }
 
 const EMBED = "@ag.embed";
+type Inlined = { value: Json } | { failed: string };
 const isObject = (v: unknown): v is Record<string, Json> => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: Json | undefined) => (typeof v === "string" && v ? v : undefined);
 
 export async function resolveEmbeds(db: Queryable, scope: Scope, kinds: Kind[], data: Json, limits: ResolveLimits) {
   const info: ResolutionInfo = { references_used: [], depth_reached: 0, embeds_resolved: 0, errors: [] };
@@ -37,6 +41,7 @@ export async function resolveEmbeds(db: Queryable, scope: Scope, kinds: Kind[], 
   };
 
   async function walk(value: Json, depth: number): Promise<Json> {
+    if (typeof value === "string") return value.includes("@ag.embed[") ? inlineInText(value, depth) : value;
     if (Array.isArray(value)) return Promise.all(value.map((v) => walk(v, depth)));
     if (!isObject(value)) return value;
     if (!(EMBED in value)) {
@@ -45,19 +50,46 @@ export async function resolveEmbeds(db: Queryable, scope: Scope, kinds: Kind[], 
       return out;
     }
     const embed = value[EMBED];
-    if (depth >= limits.maxDepth) return fail(`depth limit ${limits.maxDepth} reached`, value);
-    if (info.embeds_resolved >= limits.maxEmbeds) return fail(`embed limit ${limits.maxEmbeds} reached`, value);
     const refs = isObject(embed) && isObject(embed["@ag.references"]) ? (embed["@ag.references"] as Record<string, Reference>) : null;
     if (!refs) return fail("an @ag.embed needs @ag.references", value);
-    const target = await load(refs).catch((e: unknown) => (e instanceof HttpError ? e : Promise.reject(e)));
-    if (target instanceof HttpError) return fail(String(target.detail), value);
+    const selector = isObject(embed) && isObject(embed["@ag.selector"]) ? embed["@ag.selector"] : {};
+    const part = await inline(refs, { key: str(selector.key), path: str(selector.path) }, depth);
+    return "failed" in part ? fail(part.failed, value) : part.value;
+  }
+
+  /** Each `@ag.embed[…]` token of a text replaced by what it names (text as is, other values as JSON). */
+  async function inlineInText(text: string, depth: number): Promise<Json> {
+    let out = text;
+    for (const token of findStringEmbeds(text)) {
+      const part = await inline(token.references, token.selector ?? {}, depth);
+      if ("failed" in part) {
+        const kept = fail(part.failed, token.token);
+        out = out.replace(token.token, typeof kept === "string" ? kept : token.token);
+        continue;
+      }
+      out = out.replace(token.token, typeof part.value === "string" ? part.value : JSON.stringify(part.value));
+    }
+    return out;
+  }
+
+  /** What one embed stands for: the named revision's data, through an environment key and a path, itself resolved. */
+  async function inline(refs: Record<string, Reference>, selector: { key?: string; path?: string }, depth: number): Promise<Inlined> {
+    if (depth >= limits.maxDepth) return { failed: `depth limit ${limits.maxDepth} reached` };
+    if (info.embeds_resolved >= limits.maxEmbeds) return { failed: `embed limit ${limits.maxEmbeds} reached` };
+    let target = await load(refs).catch((e: unknown) => (e instanceof HttpError ? e : Promise.reject(e)));
+    if (target instanceof HttpError) return { failed: String(target.detail) };
+    if (selector.key) {
+      const entry = isObject(target) && isObject(target.references) ? target.references[selector.key] : undefined;
+      if (!isObject(entry)) return { failed: `key ${selector.key} not found in the embedded environment` };
+      target = await load(entry as Record<string, Reference>).catch((e: unknown) => (e instanceof HttpError ? e : Promise.reject(e)));
+      if (target instanceof HttpError) return { failed: String(target.detail) };
+    }
     info.references_used.push(refs);
     info.embeds_resolved += 1;
     info.depth_reached = Math.max(info.depth_reached, depth + 1);
-    const selector = isObject(embed) && isObject(embed["@ag.selector"]) ? embed["@ag.selector"].path : null;
-    const part = typeof selector === "string" && selector ? getIn(target, dotPath(selector)) : target;
-    if (part === undefined) return fail(`path ${selector} not found in the embedded revision`, value);
-    return walk(part, depth + 1);
+    const part = selector.path ? getIn(target, dotPath(selector.path)) : target;
+    if (part === undefined) return { failed: `path ${selector.path} not found in the embedded revision` };
+    return { value: await walk(part, depth + 1) };
   }
 
   async function load(refs: Record<string, Reference>): Promise<Json> {

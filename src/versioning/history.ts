@@ -28,5 +28,5 @@ export async function diffRevisions(read: ReadContext, kind: Kind, base: Revisio
 
 /** A new revision on the variant's line whose data equals `source`'s; history is never rewritten. */
 export async function revertTo(tx: Queryable, scope: Scope, kind: Kind, source: RevisionRow, variantId: string, message?: string | null) {
-  return copyRevision(tx, scope, kind, source.id, variantId, message ?? `Revert to v${source.version} (${source.id})`);
+  return copyRevision(tx, scope, kind, source, variantId, message ?? `Revert to v${source.version} (${source.id})`);
 }

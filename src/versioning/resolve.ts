@@ -20,48 +20,76 @@ export interface RetrieveRefs {
   key?: string | null;
 }
 
-export interface Retrieved {
-  revision: RevisionRow;
-  retrievalInfo: { references: Record<string, Reference>; selector?: { key: string } } | null;
+export interface RetrievalInfo {
+  references: Record<string, Reference>;
+  selector?: { key: string };
 }
 
-const given = (r: Reference | null | undefined): r is Reference => !!r && !!(r.id || r.slug || (r.version !== undefined && r.version !== null));
+export interface Retrieved {
+  revision: RevisionRow;
+  retrievalInfo: RetrievalInfo;
+}
+
+const given = (r: Reference | null | undefined): r is Reference =>
+  !!r && !!(r.id || r.slug || (r.version !== undefined && r.version !== null));
+const hasVersion = (r: Reference | null | undefined) => r?.version !== undefined && r?.version !== null;
+
+/** Whether a lookup names an environment: such lookups answer 404 when nothing is deployed, never an empty answer. */
+export const isEnvironmentBacked = (refs: RetrieveRefs) =>
+  given(refs.environment) || given(refs.environmentVariant) || given(refs.environmentRevision);
 
 export function parseVersion(version: string | number, field: string): number {
   const n = typeof version === "number" ? version : Number(String(version).replace(/^v/i, ""));
-  if (!Number.isInteger(n) || n < 0) throw unprocessable([{ loc: ["body", field, "version"], msg: `Version must be a whole number, got ${JSON.stringify(version)}`, type: "int_parsing" }]);
+  if (!Number.isInteger(n) || n < 0) {
+    throw unprocessable([{ loc: ["body", field, "version"], msg: `Version must be a whole number, got ${JSON.stringify(version)}`, type: "int_parsing" }]);
+  }
   return n;
 }
 
+/** `{<kind>: {id, slug}, <kind>_variant: {id, slug}, <kind>_revision: {id, slug, version}}` of one revision. */
+export function revisionReferences(kind: Kind, rev: RevisionRow): Record<string, Reference> {
+  return {
+    [kind.name]: { id: rev.artifact_id, slug: rev.artifact_slug },
+    [`${kind.name}_variant`]: { id: rev.variant_id, slug: rev.variant_slug },
+    [`${kind.name}_revision`]: revisionRef(rev),
+  };
+}
+
 /**
- * Resolves exactly one revision. The most specific reference wins: revision over variant over
- * environment over artifact. References that name different things are a 400, not a guess.
+ * Resolves exactly one revision. Any environment reference takes the environment path (the kind's
+ * references then only check what it holds); otherwise the most specific reference wins: revision
+ * over variant over artifact. References that name different things are a 400, not a guess.
  */
 export async function retrieveRevision(db: Queryable, scope: Scope, kind: Kind, refs: RetrieveRefs): Promise<Retrieved> {
+  if (isEnvironmentBacked(refs)) return retrieveDeployed(db, scope, kind, refs);
+  if (refs.key) throw badRequest("A key selects inside an environment: give environment_ref (or its variant or revision ref) with it");
+  const revision = await directRevision(db, scope, kind, refs);
+  return { revision, retrievalInfo: { references: revisionReferences(kind, revision) } };
+}
+
+async function directRevision(db: Queryable, scope: Scope, kind: Kind, refs: RetrieveRefs): Promise<RevisionRow> {
   const r = kind.name;
   if (given(refs.revision)) {
     const rev = await revisionFromRef(db, scope, kind, refs);
-    checkConsistent(kind, rev, refs);
-    return { revision: rev, retrievalInfo: null };
+    // revisionFromRef has checked the revision ref itself (its slug may name the variant's line).
+    checkConsistent(kind, rev, { ...refs, revision: null });
+    return rev;
   }
   if (given(refs.variant)) {
-    if (refs.variant.version !== undefined && refs.variant.version !== null && !refs.variant.id && !refs.variant.slug) throw badRequest(`${r}_variant_ref needs an id or slug`);
+    if (hasVersion(refs.variant) && !refs.variant.id && !refs.variant.slug) throw badRequest(`${r}_variant_ref needs an id or slug`);
     const variant = await findVariant(db, scope, kind, refs.variant);
     const rev = await latestRevision(db, scope, variant.id);
     if (!rev) throw notFound(`${r} variant ${variant.slug} has no revision yet`);
     checkConsistent(kind, rev, refs);
-    return { revision: rev, retrievalInfo: null };
-  }
-  if (given(refs.environment) || given(refs.environmentVariant) || given(refs.environmentRevision)) {
-    return retrieveDeployed(db, scope, kind, refs);
+    return rev;
   }
   if (given(refs.artifact)) {
-    if (refs.artifact.version !== undefined && refs.artifact.version !== null) throw badRequest(`A version needs a ${r}_variant_ref (or use ${r}_revision_ref with a variant)`);
+    if (hasVersion(refs.artifact)) throw badRequest(`A version goes in ${r}_revision_ref (it counts on the ${r}'s default variant)`);
     const artifact = await findArtifact(db, scope, kind, refs.artifact);
     const variant = await defaultVariant(db, scope, kind, artifact.id);
     const rev = await latestRevision(db, scope, variant.id);
     if (!rev) throw notFound(`${r} ${artifact.slug} has no revision yet`);
-    return { revision: rev, retrievalInfo: null };
+    return rev;
   }
   throw badRequest(`Give one of ${r}_revision_ref, ${r}_variant_ref, ${r}_ref or environment_ref`);
 }
@@ -81,7 +109,11 @@ async function revisionFromRef(db: Queryable, scope: Scope, kind: Kind, refs: Re
   }
   const version = parseVersion(ref.version!, `${kind.name}_revision_ref`);
   if (given(refs.variant)) return findRevisionByVersion(db, scope, kind, (await findVariant(db, scope, kind, refs.variant)).id, version);
-  throw badRequest(`A revision version needs a ${kind.name}_variant_ref to say which variant it counts in`);
+  if (given(refs.artifact)) {
+    const artifact = await findArtifact(db, scope, kind, refs.artifact);
+    return findRevisionByVersion(db, scope, kind, (await defaultVariant(db, scope, kind, artifact.id)).id, version);
+  }
+  throw badRequest(`A revision version needs a ${kind.name}_variant_ref or ${kind.name}_ref to say which variant it counts in`);
 }
 
 /** `{slug, version}` where the slug names a variant (or an artifact's default variant) rather than a revision. */
@@ -95,22 +127,32 @@ async function revisionInNamedLine(db: Queryable, scope: Scope, kind: Kind, slug
 }
 
 function checkConsistent(kind: Kind, rev: RevisionRow, refs: RetrieveRefs): void {
-  const clash = (level: string, ref: Reference | null | undefined, id: string, slug: string) =>
-    given(ref) && ((ref.id && ref.id !== id) || (ref.slug && ref.slug !== slug))
+  const clash = (level: string, ref: Reference | null | undefined, id: string, slug: string, version?: number) =>
+    given(ref) && ((ref.id && ref.id !== id) || (ref.slug && ref.slug !== slug)
+      || (version !== undefined && hasVersion(ref) && parseVersion(ref.version!, `${kind.name}_${level}ref`) !== version))
       ? badRequest(`${kind.name}_${level}ref does not match the revision it resolves to (${rev.id})`)
       : null;
-  const error = clash("variant_", refs.variant, rev.variant_id, rev.variant_slug) ?? clash("", refs.artifact, rev.artifact_id, rev.artifact_slug);
+  const error = clash("revision_", refs.revision, rev.id, rev.slug, rev.version)
+    ?? clash("variant_", refs.variant, rev.variant_id, rev.variant_slug)
+    ?? clash("", refs.artifact, rev.artifact_id, rev.artifact_slug);
   if (error) throw error;
 }
 
-/** The revision an environment points at under `key` (default `{artifact_slug}.revision`). */
+/**
+ * The revision an environment points at under `key` (default `{artifact_slug}.revision`). The key is
+ * settled before any lookup; the kind's references, when given, must name what the key holds.
+ */
 async function retrieveDeployed(db: Queryable, scope: Scope, kind: Kind, refs: RetrieveRefs): Promise<Retrieved> {
-  const envRevision = await environmentRevision(db, scope, refs);
   let key = refs.key ?? null;
   if (!key) {
-    if (!given(refs.artifact)) throw badRequest(`Give a key, or a ${kind.name}_ref whose slug names the default key {${kind.name}_slug}.revision`);
-    key = `${(await findArtifact(db, scope, kind, refs.artifact)).slug}.revision`;
+    if (refs.artifact?.slug) key = `${refs.artifact.slug}.revision`;
+    else if (refs.artifact?.id) {
+      const artifact = await findArtifact(db, scope, kind, refs.artifact).catch(() => null);
+      if (!artifact) throw badRequest(`Cannot derive the key: ${kind.name} ${refs.artifact.id} not found`);
+      key = `${artifact.slug}.revision`;
+    } else throw badRequest(`Give a key, or a ${kind.name}_ref whose slug names the default key {${kind.name}_slug}.revision`);
   }
+  const envRevision = await environmentRevision(db, scope, refs);
   const entry = (envRevision.data as EnvironmentData | null)?.references?.[key];
   if (!entry) throw notFound(`Environment ${envRevision.artifact_slug} has nothing deployed under key "${key}"`);
   const target = entry[`${kind.name}_revision`] ?? Object.entries(entry).find(([name]) => name.endsWith("_revision"))?.[1];
@@ -124,21 +166,22 @@ async function retrieveDeployed(db: Queryable, scope: Scope, kind: Kind, refs: R
         environment: { id: envRevision.artifact_id, slug: envRevision.artifact_slug },
         environment_variant: { id: envRevision.variant_id, slug: envRevision.variant_slug },
         environment_revision: revisionRef(envRevision),
-        ...entry,
+        ...revisionReferences(kind, revision),
       },
       selector: { key },
     },
   };
 }
 
+/**
+ * The environment revision that environment references name: a revision, a variant's latest, a version
+ * of the environment's default variant (`environment_ref: {slug, version}`, as the SDK sends), or its latest.
+ */
 export async function environmentRevision(db: Queryable, scope: Scope, refs: RetrieveRefs): Promise<RevisionRow> {
-  const envKind = environments;
-  if (given(refs.environmentRevision)) {
-    return retrieveRevision(db, scope, envKind, {
-      revision: refs.environmentRevision, variant: refs.environmentVariant,
-      artifact: refs.environmentVariant ? null : refs.environment,
-    }).then((r) => r.revision);
-  }
-  if (given(refs.environmentVariant)) return (await retrieveRevision(db, scope, envKind, { variant: refs.environmentVariant })).revision;
-  return (await retrieveRevision(db, scope, envKind, { artifact: refs.environment })).revision;
+  return (await retrieveRevision(db, scope, environments, given(refs.environmentRevision)
+    ? { revision: refs.environmentRevision, variant: refs.environmentVariant, artifact: refs.environmentVariant ? null : refs.environment }
+    : given(refs.environmentVariant) ? { variant: refs.environmentVariant }
+    : hasVersion(refs.environment)
+      ? { artifact: { id: refs.environment?.id, slug: refs.environment?.slug }, revision: { version: refs.environment!.version } }
+      : { artifact: refs.environment })).revision;
 }

@@ -12,7 +12,8 @@ import { createVariant, defaultVariant } from "./variants.ts";
 
 /**
  * The simple surface: artifact, default variant and latest revision as one flat record, for clients
- * that want the current state without lineage.
+ * that want the current state without lineage. As in the reference, a simple create seeds the variant
+ * with an empty version 0 ("Initial commit"), so the first configured revision is version 1 in both.
  */
 export async function createSimple(
   tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate & { data?: unknown; message?: string | null },
@@ -20,9 +21,10 @@ export async function createSimple(
 ) {
   const artifact = await createArtifact(tx, scope, kind, input);
   const variant = await createVariant(tx, scope, kind, { id: artifact.id }, { slug: `${artifact.slug}.default`, name: "default", flags: input.flags });
+  // The placeholder is stored as is: a kind's preparation would turn "nothing yet" into an empty payload.
+  await commitRevision(tx, scope, { ...kind, prepare: undefined }, { variantId: variant.id, data: null, flags: input.flags, message: "Initial commit" });
   await commitRevision(tx, scope, kind, {
-    variantId: variant.id, data: input.data ?? null, flags: input.flags, config,
-    message: input.message ?? "Initial commit",
+    variantId: variant.id, data: input.data ?? null, flags: input.flags, config, message: input.message ?? null,
   });
   return artifact.id;
 }

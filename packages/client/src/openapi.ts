@@ -1659,7 +1659,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a application variant from a revision */
+        /** Fork a application variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -1675,7 +1675,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        application_variant?: {
+                        application_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -1689,12 +1689,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        application_variant_ref?: {
+                        };
+                        application_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -3189,7 +3189,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a environment variant from a revision */
+        /** Fork a environment variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -3205,7 +3205,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        environment_variant?: {
+                        environment_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -3219,12 +3219,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        environment_variant_ref?: {
+                        };
+                        environment_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -6384,7 +6384,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a evaluator variant from a revision */
+        /** Fork a evaluator variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -6400,7 +6400,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        evaluator_variant?: {
+                        evaluator_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -6414,12 +6414,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        evaluator_variant_ref?: {
+                        };
+                        evaluator_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -11284,7 +11284,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a testset variant from a revision */
+        /** Fork a testset variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -11300,7 +11300,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        testset_variant?: {
+                        testset_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -11314,12 +11314,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        testset_variant_ref?: {
+                        };
+                        testset_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };
@@ -13168,7 +13168,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Fork a workflow variant from a revision */
+        /** Fork a workflow variant: copy its lineage up to a revision */
         post: {
             parameters: {
                 query?: never;
@@ -13184,7 +13184,7 @@ export interface paths {
                             slug?: string | null;
                             version?: (string | number) | null;
                         } | null;
-                        workflow_variant?: {
+                        workflow_variant: {
                             description?: string | null;
                             flags?: {
                                 [key: string]: boolean | null;
@@ -13198,12 +13198,12 @@ export interface paths {
                             tags?: {
                                 [key: string]: unknown;
                             } | null;
-                        } | null;
-                        workflow_variant_ref?: {
+                        };
+                        workflow_variant_ref: {
                             id?: string | null;
                             slug?: string | null;
                             version?: (string | number) | null;
-                        } | null;
+                        };
                     };
                 };
             };

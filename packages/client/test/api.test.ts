@@ -66,9 +66,10 @@ describe("deploy and history", () => {
 
   it("logs a variant newest first, by variant, revision or artifact id", async () => {
     const log = (await client.log("applications", { variantId: app.variant_id })) as any;
-    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["2", "1"]);
+    // Version 0 is the empty revision the simple create seeded the variant with.
+    expect(log.application_revisions.map((r: any) => r.version)).toEqual(["2", "1", "0"]);
     const upTo = (await client.log("applications", { revisionId: app.revision_id })) as any;
-    expect(upTo.application_revisions.map((r: any) => r.version)).toEqual(["1"]);
+    expect(upTo.application_revisions.map((r: any) => r.version)).toEqual(["1", "0"]);
     const byArtifact = (await client.log("applications", { artifactId: app.id, depth: 1 })) as any;
     expect(byArtifact.count).toBe(1);
   });
