@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { keyRoutes } from "../accounts/key-routes.ts";
 import { catalogRoutes } from "../catalog/routes.ts";
 import type { AppContext } from "../context.ts";
 import { environments } from "../kinds/environments.ts";
@@ -30,5 +31,6 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   for (const kind of kinds) await app.register(historyRoutes(kind, kinds), ctx);
   await app.register(secretRoutes, ctx);
   await app.register(traceRoutes, ctx);
+  await app.register(keyRoutes, ctx);
   await app.register(forkRoutes([applications, evaluators, workflows, environments, testsets]), ctx);
 }

@@ -22,6 +22,12 @@ import { loadTestcases, testcaseRecord } from "./testcases.ts";
 
 type Body = Record<string, any>;
 
+const CONTENT_TYPE: Record<FileType, string> = {
+  csv: "text/csv; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  jsonl: "application/jsonl; charset=utf-8",
+};
+
 interface Upload {
   file: MultipartFile;
   fileType: FileType;
@@ -37,10 +43,10 @@ async function upload(req: FastifyRequest): Promise<Upload> {
     const f = file.fields[name] as { type?: string; value?: unknown } | undefined;
     return f && f.type === "field" && f.value !== "" ? String(f.value) : undefined;
   };
-  const named = field("file_type") ?? (req.query as Body)?.file_type ?? (/\.jsonl?$/i.test(file.filename) ? "json" : "csv");
+  const named = field("file_type") ?? (req.query as Body)?.file_type ?? (/\.(jsonl|ndjson)$/i.test(file.filename) ? "jsonl" : /\.json$/i.test(file.filename) ? "json" : "csv");
   if (!FILE_TYPES.includes(named)) {
     file.file.resume();
-    throw unprocessable([{ loc: ["body", "file_type"], msg: `Input should be one of "csv", "json", got ${JSON.stringify(named)}`, type: "enum" }]);
+    throw unprocessable([{ loc: ["body", "file_type"], msg: `Input should be one of "csv", "json", "jsonl", got ${JSON.stringify(named)}`, type: "enum" }]);
   }
   return { file, fileType: named as FileType, field };
 }
@@ -144,7 +150,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const name = (q.file_name || `${revision.artifact_slug}-v${revision.version}.${fileType}`).replace(/["\r\n\\]/g, "_");
     const body = await exportRevision(ctx.db, req.scope.projectId, revision.artifact_id, revision.data as StoredIds | null, fileType);
     return reply
-      .header("content-type", fileType === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
+      .header("content-type", CONTENT_TYPE[fileType])
       .header("content-disposition", `attachment; filename="${name}"`)
       .send(body);
   };
@@ -154,6 +160,6 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     if (!revision) throw notFound(`testset ${artifact.slug} has no revision yet`);
     return download(req, reply, revision);
   });
-  app.post("/testsets/revisions/:id/download", { schema: { tags, summary: "Download a testset revision as CSV or JSON", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) =>
+  app.post("/testsets/revisions/:id/download", { schema: { tags, summary: "Download a testset revision as CSV, JSON or JSON Lines", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) =>
     download(req, reply, await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id })));
 }
