@@ -15,9 +15,11 @@ export interface FreshServer {
   close(): Promise<void>;
 }
 
-export async function startFreshServer(env: Record<string, string | undefined> = {}): Promise<FreshServer> {
+/** `project` names the project (as a first start would, "default"); `env` adds to the server's environment. */
+export async function startFreshServer(options: { project?: string; env?: Record<string, string | undefined> } = {}): Promise<FreshServer> {
   const target = await processTarget();
-  const project = uniqueSlug("fresh");
+  const project = options.project ?? uniqueSlug("fresh");
+  const env = options.env ?? {};
   const key = await target.use(async (db) => {
     await migrate(db);
     const account = await db.transaction((tx) =>
