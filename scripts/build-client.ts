@@ -14,7 +14,8 @@ const built = `${client}dist/index.js`;
 function stale(): boolean {
   if (!existsSync(built)) return true;
   const since = statSync(built).mtimeMs;
-  const inputs = [`${client}package.json`, `${client}tsconfig.build.json`, ...readdirSync(`${client}src`).map((f) => `${client}src/${f}`)];
+  const sources = readdirSync(`${client}src`).map((f) => `${client}src/${f}`);
+  const inputs = [`${client}package.json`, `${client}tsconfig.build.json`, ...sources];
   return inputs.some((file) => statSync(file).mtimeMs > since);
 }
 

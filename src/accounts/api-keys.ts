@@ -95,8 +95,11 @@ export interface ApiKeyInfo {
 
 /** A project's keys, oldest first, with what state each is in. */
 export async function listApiKeys(db: Queryable, projectId: string): Promise<ApiKeyInfo[]> {
-  const rows = await db.query<{ id: string; prefix: string; name: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null }>(
-    "SELECT id, prefix, name, created_at, expires_at, revoked_at FROM api_keys WHERE project_id = $1 ORDER BY created_at, id",
+  const rows = await db.query<{
+    id: string; prefix: string; name: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null;
+  }>(
+    `SELECT id, prefix, name, created_at, expires_at, revoked_at FROM api_keys
+     WHERE project_id = $1 ORDER BY created_at, id`,
     [projectId],
   );
   const now = Date.now();
@@ -117,13 +120,18 @@ export async function listApiKeys(db: Queryable, projectId: string): Promise<Api
  * The key `given` names in the project — its id, its prefix, `tsk_<prefix>` or the whole key — or
  * null. A key of another project is not found.
  */
-export async function findApiKey(db: Queryable, projectId: string | null, given: string): Promise<{ id: string; projectId: string; prefix: string } | null> {
+export async function findApiKey(
+  db: Queryable,
+  projectId: string | null,
+  given: string,
+): Promise<{ id: string; projectId: string; prefix: string } | null> {
   const text = given.trim();
   const prefix = /^(?:tsk_)?([A-Za-z0-9_-]{12})(?:\.[A-Za-z0-9_-]+)?$/.exec(text)?.[1];
   const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text) ? text : null;
   if (!prefix && !uuid) return null;
   const [row] = await db.query<{ id: string; project_id: string; prefix: string }>(
-    "SELECT id, project_id, prefix FROM api_keys WHERE (prefix = $1 OR id = $2::uuid) AND ($3::uuid IS NULL OR project_id = $3::uuid)",
+    `SELECT id, project_id, prefix FROM api_keys
+     WHERE (prefix = $1 OR id = $2::uuid) AND ($3::uuid IS NULL OR project_id = $3::uuid)`,
     [prefix ?? null, uuid, projectId],
   );
   return row ? { id: row.id, projectId: row.project_id, prefix: row.prefix } : null;

@@ -29,7 +29,9 @@ const KeyInfo = Type.Object({
 export async function keyRoutes(app: FastifyInstance, ctx: AppContext) {
   const tags = ["API keys"];
   app.get("/keys/", {
-    schema: { tags, summary: "List the project's API keys (never their secrets)", response: { 200: Type.Array(KeyInfo) } },
+    schema: {
+      tags, summary: "List the project's API keys (never their secrets)", response: { 200: Type.Array(KeyInfo) },
+    },
   }, async (req) => listApiKeys(ctx.db, req.scope.projectId));
 
   app.post("/keys/", {
@@ -45,7 +47,9 @@ export async function keyRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (req, reply) => {
     const body = (req.body ?? {}) as { name?: string | null; expiration_date?: string | null };
     const expires = body.expiration_date == null ? null : parseExpiry(body.expiration_date);
-    if (typeof expires === "string") throw unprocessable([{ loc: ["body", "expiration_date"], msg: expires, type: "value_error" }]);
+    if (typeof expires === "string") {
+      throw unprocessable([{ loc: ["body", "expiration_date"], msg: expires, type: "value_error" }]);
+    }
     const { key } = await createApiKey(ctx.db, req.scope.projectId, req.scope.userId, body.name ?? null, expires);
     // A JSON string, as the reference answers (Fastify would send a bare string as text/plain).
     return reply.type("application/json; charset=utf-8").send(JSON.stringify(key));

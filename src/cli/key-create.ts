@@ -28,7 +28,9 @@ Options:
 Exit codes: 0 created, 2 bad arguments or unknown project, 1 any other failure.
 `,
   async run(args) {
-    const options = parseOptions(args, { project: { type: "string" }, name: { type: "string" }, expires: { type: "string" } });
+    const options = parseOptions(args, {
+      project: { type: "string" }, name: { type: "string" }, expires: { type: "string" },
+    });
     const slug = options.project?.trim();
     if (!slug) throw new UsageError("--project <slug> is required");
     const expires = options.expires === undefined ? null : parseExpiry(options.expires);
@@ -38,7 +40,8 @@ Exit codes: 0 created, 2 bad arguments or unknown project, 1 any other failure.
       const project = await projectBySlug(db, slug, where);
       const { key } = await createApiKey(db, project.id, project.owner, options.name ?? null, expires);
       const until = expires ? `, valid until ${expires.toISOString()}` : "";
-      process.stderr.write(`Created an API key for project "${slug}"${until}. It is shown once; only its hash is stored:\n`);
+      const once = "It is shown once; only its hash is stored";
+      process.stderr.write(`Created an API key for project "${slug}"${until}. ${once}:\n`);
       process.stdout.write(key + "\n");
       return 0;
     });

@@ -39,7 +39,8 @@ Exit codes: 0 listed, 2 bad arguments or unknown project, 1 any other failure.
       await migrate(db);
       const project = await projectBySlug(db, options.project, where);
       const keys = await listApiKeys(db, project.id);
-      if (options.json) process.stdout.write(JSON.stringify({ project: options.project!.trim(), keys }, null, 2) + "\n");
+      const json = () => JSON.stringify({ project: options.project!.trim(), keys }, null, 2) + "\n";
+      if (options.json) process.stdout.write(json());
       else process.stdout.write(table(keys));
       return 0;
     });

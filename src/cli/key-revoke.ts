@@ -32,7 +32,9 @@ Exit codes: 0 revoked, 2 bad arguments or no such key, 1 any other failure.
     return withDatabase(async (db, where) => {
       await migrate(db);
       const found = await findApiKey(db, null, given[0]);
-      if (!found) throw new UsageError(`No API key "${given[0]}" in ${where} ('tessera key list --project <slug>' shows them)`);
+      if (!found) {
+        throw new UsageError(`No API key "${given[0]}" in ${where} ('tessera key list --project <slug>' shows them)`);
+      }
       await revokeApiKey(db, found.id);
       process.stderr.write(`Revoked API key tsk_${found.prefix}.\n`);
       return 0;

@@ -48,7 +48,8 @@ export async function diffTestsetRevisions(read: ReadContext, base: RevisionRow,
       const before = befores.shift()!;
       const after = afters.shift()!;
       const dedupId = before.data.testcase_dedup_id ?? null;
-      changed.push({ id: before.id, new_id: after.id, testcase_dedup_id: dedupId, fields: changedFields(before.data, after.data) });
+      const fields = changedFields(before.data, after.data);
+      changed.push({ id: before.id, new_id: after.id, testcase_dedup_id: dedupId, fields });
     }
   }
   const added = [...addedRows.values()].flat();
@@ -56,7 +57,9 @@ export async function diffTestsetRevisions(read: ReadContext, base: RevisionRow,
   const [baseColumns, targetColumns] = await Promise.all([columnsOf(db, projectId, from), columnsOf(db, projectId, to)]);
   const row = (r: TestcaseRow) => ({ id: r.id, data: r.data });
   return {
-    counts: { base: from.count, target: to.count, added: added.length, removed: removed.length, changed: changed.length },
+    counts: {
+      base: from.count, target: to.count, added: added.length, removed: removed.length, changed: changed.length,
+    },
     columns: {
       added: targetColumns.filter((c) => !baseColumns.includes(c)),
       removed: baseColumns.filter((c) => !targetColumns.includes(c)),

@@ -72,7 +72,9 @@ function exportRow(row: TestcaseRow, meta: readonly string[]): Record<string, un
 export async function exportRevision(db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType): Promise<Readable> {
   if (fileType === "jsonl") {
     return Readable.from((async function* () {
-      for await (const rows of pages(db, projectId, data)) yield rows.map((row) => JSON.stringify(exportRow(row, META)) + "\n").join("");
+      for await (const rows of pages(db, projectId, data)) {
+        yield rows.map((row) => JSON.stringify(exportRow(row, META)) + "\n").join("");
+      }
     })());
   }
   if (fileType === "json") {

@@ -43,10 +43,12 @@ async function upload(req: FastifyRequest): Promise<Upload> {
     const f = file.fields[name] as { type?: string; value?: unknown } | undefined;
     return f && f.type === "field" && f.value !== "" ? String(f.value) : undefined;
   };
-  const named = field("file_type") ?? (req.query as Body)?.file_type ?? (/\.(jsonl|ndjson)$/i.test(file.filename) ? "jsonl" : /\.json$/i.test(file.filename) ? "json" : "csv");
+  const byName = /\.(jsonl|ndjson)$/i.test(file.filename) ? "jsonl" : /\.json$/i.test(file.filename) ? "json" : "csv";
+  const named = field("file_type") ?? (req.query as Body)?.file_type ?? byName;
   if (!FILE_TYPES.includes(named)) {
     file.file.resume();
-    throw unprocessable([{ loc: ["body", "file_type"], msg: `Input should be one of "csv", "json", "jsonl", got ${JSON.stringify(named)}`, type: "enum" }]);
+    const msg = `Input should be one of "csv", "json", "jsonl", got ${JSON.stringify(named)}`;
+    throw unprocessable([{ loc: ["body", "file_type"], msg, type: "enum" }]);
   }
   return { file, fileType: named as FileType, field };
 }
