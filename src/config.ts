@@ -64,7 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer("PORT", env.PORT, 8000);
   return {
     port,
-    host: env.HOST || "0.0.0.0",
+    // Local only unless asked: a fresh server holding a printed key is not exposed to the network by default.
+    host: env.HOST || "127.0.0.1",
     publicUrl: (env.TESSERA_PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, ""),
     dataDir: resolve(env.TESSERA_DATA_DIR || ".tessera"),
     databaseUrl: env.DATABASE_URL || null,

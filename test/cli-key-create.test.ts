@@ -73,7 +73,9 @@ describe("key create", () => {
   it("--help explains the options and exits 0", async () => {
     const run = await keyCreate(["--help"]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/Usage: tessera key create --project <slug> \[--name <name>\]/);
-    expect(run.stdout).toContain("npm run key:create -- --project <slug>");
+    expect(run.stdout).toMatch(/Usage: tessera key create --project <slug> \[--name <name>\] \[--expires <when>\]/);
+    // npm run without -s prints its banner on stdout: the usage shows the form a script can capture.
+    expect(run.stdout).toContain("npm run -s key:create -- --project <slug>");
+    expect(run.stdout).toContain("KEY=$(npx tessera key create");
   });
 });

@@ -18,7 +18,7 @@ describe("tessera", () => {
     const run = await tessera(["--help"]);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Usage: tessera <command> \[options\]/);
-    for (const name of ["serve", "migrate", "key create"]) expect(run.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    for (const name of ["serve", "migrate", "key create", "key list", "key revoke"]) expect(run.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
   });
 
   it("without a command prints the help on stderr and exits 2", async () => {
@@ -31,9 +31,13 @@ describe("tessera", () => {
     const unknown = await tessera(["frobnicate"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"/);
-    const partial = await tessera(["key"]);
+    const partial = await tessera(["mig"]);
     expect(partial.code).toBe(2);
-    expect(partial.stderr).toMatch(/did you mean: key create\?/);
+    expect(partial.stderr).toMatch(/did you mean: migrate\?/);
+    // A group without its subcommand shows the group's usage.
+    const group = await tessera(["key"]);
+    expect(group.code).toBe(2);
+    expect(group.stderr).toMatch(/create --project SLUG[\s\S]*list --project SLUG[\s\S]*revoke PREFIX\|ID\|KEY/);
   });
 
   it("serve runs the server (in a child with the server's Node flags) and stops it on SIGTERM", { timeout: 90_000 }, async () => {

@@ -52,14 +52,37 @@ describe("testset revision diff", () => {
     expect(same.counts).toMatchObject({ added: 0, removed: 0, changed: 0 });
   }, 120_000);
 
-  it("a row moved or repeated elsewhere is neither added nor removed", async () => {
+  it("a moved row is neither added nor removed; each repeated copy counts (a multiset)", async () => {
     const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "moved", data: { testcases: rows(3_000, "m") } } })).testset;
     const ids: string[] = ts.data.testcase_ids;
-    // The repeated row sits in a chunk both revisions share: found through the chunk index.
-    const moved = [ids[2_999], ...ids.slice(0, 2_999), ids[1_500]];
-    const rev = (await p.ok("POST", "/testsets/revisions/commit", { testset_revision: { testset_variant_id: ts.variant_id, data: { testcase_ids: moved } } })).testset_revision;
-    const d = (await p.ok("POST", "/testsets/revisions/diff", { base: { id: ts.revision_id }, target: { id: rev.id } })).diff.data;
-    expect(d.counts).toMatchObject({ added: 0, removed: 0, changed: 0 });
+    const commitIds = async (testcase_ids: string[]) => (await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision: { testset_variant_id: ts.variant_id, data: { testcase_ids } },
+    })).testset_revision;
+    const diff = async (base: string, target: string) =>
+      (await p.ok("POST", "/testsets/revisions/diff", { base: { id: base }, target: { id: target } })).diff.data;
+
+    const moved = await commitIds([ids[2_999], ...ids.slice(0, 2_999)]);
+    const d = await diff(ts.revision_id, moved.id);
+    expect(d.counts).toMatchObject({ base: 3_000, target: 3_000, added: 0, removed: 0, changed: 0 });
     expect(d.columns).toEqual({ added: [], removed: [] });
+
+    // The repeated row also sits in a chunk both revisions share: a second copy is still one row added.
+    const repeated = await commitIds([...ids, ids[1_500], ids[1_500]]);
+    const r = await diff(ts.revision_id, repeated.id);
+    expect(r.counts).toMatchObject({ base: 3_000, target: 3_002, added: 2, removed: 0, changed: 0 });
+    expect(r.testcases.added.map((t: any) => t.id)).toEqual([ids[1_500], ids[1_500]]);
+    expect((await diff(repeated.id, ts.revision_id)).counts).toMatchObject({ added: 0, removed: 2, changed: 0 });
   }, 60_000);
+
+  it("counts a row added a second time (3 → 4 rows, one of them twice)", async () => {
+    const three = [{ data: { country: "France" } }, { data: { country: "Japan" } }, { data: { country: "Peru" } }];
+    const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "capitals-twice", data: { testcases: three } } })).testset;
+    const four = (await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision_commit: { testset_id: ts.id, delta: { rows: { add: [{ data: { country: "Peru" } }] } } },
+    })).testset_revision;
+    expect(four.data.testcase_ids[3]).toBe(four.data.testcase_ids[2]);
+    const d = (await p.ok("POST", "/testsets/revisions/diff", { base: { id: ts.revision_id }, target: { id: four.id } })).diff.data;
+    expect(d.counts).toEqual({ base: 3, target: 4, added: 1, removed: 0, changed: 0 });
+    expect(d.testcases.added).toEqual([{ id: four.data.testcase_ids[3], data: expect.objectContaining({ country: "Peru" }) }]);
+  });
 });

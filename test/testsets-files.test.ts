@@ -94,6 +94,25 @@ describe("testset files", () => {
     expect(fromLines.json().testset_revision.data.testcase_ids).toEqual(ts.data.testcase_ids);
   });
 
+  it("takes file_type=jsonl (JSON Lines) on upload and gives it on download", async () => {
+    const lines = '{"country":"France","capital":"Paris"}\n{"country":"Japan","capital":"Tokyo"}\n';
+    const created = await upload("/simple/testsets/upload", { file_type: "jsonl", testset_slug: "lines" }, "rows.txt", lines);
+    expect(created.statusCode, created.body).toBe(200);
+    const ts = created.json().testset;
+    expect(ts.data.testcases.map((t: any) => t.data.country)).toEqual(["France", "Japan"]);
+
+    const down = await p.call("POST", `/simple/testsets/${ts.id}/download?file_type=jsonl`);
+    expect(down.statusCode).toBe(200);
+    expect(down.headers["content-type"]).toBe("application/jsonl; charset=utf-8");
+    expect(down.headers["content-disposition"]).toBe('attachment; filename="lines-v1.jsonl"');
+    const rows = down.body.trimEnd().split("\n").map((l: string) => JSON.parse(l));
+    expect(rows.map((r: any) => [r.country, r.__id__])).toEqual(ts.data.testcases.map((t: any) => [t.data.country, t.id]));
+
+    const bad = await upload("/simple/testsets/upload", { file_type: "yaml", testset_slug: "nope" }, "rows.yaml", "a: 1");
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0]).toMatchObject({ loc: ["body", "file_type"], msg: expect.stringContaining('"jsonl"') });
+  });
+
   it("rejects bad input with 422 and commits nothing", async () => {
     const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "bad", data: { testcases: [{ data: { a: "1" } }] } } })).testset;
     const cases: [Record<string, string>, string, string, RegExp][] = [

@@ -25,7 +25,7 @@ export async function createApiKey(
   projectId: string,
   userId: string | null,
   name: string | null = null,
-  expiresAt: string | null = null,
+  expiresAt: string | Date | null = null,
 ): Promise<{ id: string; key: string }> {
   const prefix = randomBytes(9).toString("base64url");
   const key = `tsk_${prefix}.${randomBytes(24).toString("base64url")}`;
@@ -87,6 +87,67 @@ async function lookUp(db: Queryable, key: string, prefix: string): Promise<KeyCh
   return { apiKeyId: row.id, projectId: row.project_id, userId: row.user_id, expiresAt: row.expires_at };
 }
 
+/** A key as listed: never its secret nor its hash. */
+export interface ApiKeyInfo {
+  id: string;
+  prefix: string;
+  name: string | null;
+  created_at: string;
+  expiration_date: string | null;
+  revoked_at: string | null;
+  status: "active" | "revoked" | "expired";
+  last_used_at: null;
+}
+
+/** A project's keys, oldest first, with what state each is in. */
+export async function listApiKeys(db: Queryable, projectId: string): Promise<ApiKeyInfo[]> {
+  const rows = await db.query<{
+    id: string; prefix: string; name: string | null; created_at: Date; expires_at: Date | null; revoked_at: Date | null;
+  }>(
+    `SELECT id, prefix, name, created_at, expires_at, revoked_at FROM api_keys
+     WHERE project_id = $1 ORDER BY created_at, id`,
+    [projectId],
+  );
+  const now = Date.now();
+  return rows.map((r) => ({
+    id: r.id,
+    prefix: r.prefix,
+    name: r.name,
+    created_at: r.created_at.toISOString(),
+    expiration_date: r.expires_at?.toISOString() ?? null,
+    revoked_at: r.revoked_at?.toISOString() ?? null,
+    status: r.revoked_at ? "revoked" : r.expires_at && r.expires_at.getTime() <= now ? "expired" : "active",
+    // Uses are not recorded (it would be a write per request); the field keeps the reference's shape.
+    last_used_at: null,
+  }));
+}
+
+/**
+ * The key `given` names in the project — its id, its prefix, `tsk_<prefix>` or the whole key — or
+ * null. A key of another project is not found.
+ */
+export async function findApiKey(
+  db: Queryable,
+  projectId: string | null,
+  given: string,
+): Promise<{ id: string; projectId: string; prefix: string } | null> {
+  const text = given.trim();
+  const prefix = /^(?:tsk_)?([A-Za-z0-9_-]{12})(?:\.[A-Za-z0-9_-]+)?$/.exec(text)?.[1];
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text) ? text : null;
+  if (!prefix && !uuid) return null;
+  const [row] = await db.query<{ id: string; project_id: string; prefix: string }>(
+    `SELECT id, project_id, prefix FROM api_keys
+     WHERE (prefix = $1 OR id = $2::uuid) AND ($3::uuid IS NULL OR project_id = $3::uuid)`,
+    [prefix ?? null, uuid, projectId],
+  );
+  return row ? { id: row.id, projectId: row.project_id, prefix: row.prefix } : null;
+}
+
+/**
+ * Revokes a key for good (it stays listed, as revoked). The process that revokes forgets its accepted
+ * keys at once; the others hear it on the change feed, and a process that missed it stops accepting the
+ * key when its cached acceptance runs out, `TESSERA_CACHE_MAX_AGE_MS` at the latest.
+ */
 export async function revokeApiKey(db: Queryable, id: string): Promise<void> {
   await db.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL", [id]);
   forgetApiKeys();

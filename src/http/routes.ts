@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { accountRoutes } from "../accounts/routes.ts";
+import { keyRoutes } from "../accounts/key-routes.ts";
 import { catalogRoutes } from "../catalog/routes.ts";
 import type { AppContext } from "../context.ts";
 import { environments } from "../kinds/environments.ts";
@@ -37,4 +38,5 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(evaluationRoutes, ctx);
   await app.register(simpleEvaluationRoutes, ctx);
   await app.register(forkRoutes(kinds), ctx);
+  await app.register(keyRoutes, ctx);
 }

@@ -1,9 +1,8 @@
 import type { Queryable } from "../db/database.ts";
-import { json } from "../db/database.ts";
 import type { ReadContext } from "../versioning/kind.ts";
 import type { RevisionRow } from "../versioning/rows.ts";
 import { idPages, loadLeaves, unpackIds, type StoredIds } from "./chunk-lists.ts";
-import { chunkKey, readChunks, type Leaf } from "./chunks.ts";
+import { readChunks, type Leaf } from "./chunks.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import { ColumnCounts, columnNames } from "./columns.ts";
 import { loadTestcases, type TestcaseRow } from "./testcases.ts";
@@ -22,62 +21,76 @@ export async function diffTestsetRevisions(read: ReadContext, base: RevisionRow,
   const from = (base.data as StoredIds | null) ?? { count: 0 };
   const to = (target.data as StoredIds | null) ?? { count: 0 };
   const [baseLeaves, targetLeaves] = await Promise.all([loadLeaves(db, projectId, from), loadLeaves(db, projectId, to)]);
-  const baseHashes = new Set(baseLeaves.map((l) => l.hash));
-  const targetHashes = new Set(targetLeaves.map((l) => l.hash));
-  const shared = baseLeaves.filter((l) => targetHashes.has(l.hash));
-  const [baseIds, targetIds] = await Promise.all([
-    idsOf(db, projectId, baseLeaves.filter((l) => !targetHashes.has(l.hash))),
-    idsOf(db, projectId, targetLeaves.filter((l) => !baseHashes.has(l.hash))),
-  ]);
-  // A row that left a chunk of one side may still sit in a chunk both share (it moved or repeats).
-  const candidates = [...[...baseIds].filter((id) => !targetIds.has(id)), ...[...targetIds].filter((id) => !baseIds.has(id))];
-  const inShared = await idsInLeaves(db, projectId, candidates, shared);
-  const rows = new Map((await loadTestcases(db, projectId, candidates.filter((id) => !inShared.has(id)))).map((r) => [r.id, r]));
+  // A chunk both sides hold (as often on each) holds the same rows on both: only the other chunks are read.
+  const [baseOnly, targetOnly] = unsharedLeaves(baseLeaves, targetLeaves);
+  const [baseIds, targetIds] = await Promise.all([idsOf(db, projectId, baseOnly), idsOf(db, projectId, targetOnly)]);
+  // A multiset difference: a row that repeats counts once per copy, and a moved row cancels out.
+  const balance = new Map<string, number>();
+  for (const id of targetIds) balance.set(id, (balance.get(id) ?? 0) + 1);
+  for (const id of baseIds) balance.set(id, (balance.get(id) ?? 0) - 1);
+  for (const [id, n] of balance) if (n === 0) balance.delete(id);
+  const rows = new Map((await loadTestcases(db, projectId, [...balance.keys()])).map((r) => [r.id, r]));
   const key = (row: TestcaseRow) => String(row.data.testcase_dedup_id ?? row.id);
-  const removedRows = new Map<string, TestcaseRow>();
-  const addedRows = new Map<string, TestcaseRow>();
-  for (const row of rows.values()) (baseIds.has(row.id) ? removedRows : addedRows).set(key(row), row);
+  const removedRows = new Map<string, TestcaseRow[]>();
+  const addedRows = new Map<string, TestcaseRow[]>();
+  for (const [id, n] of balance) {
+    const row = rows.get(id)!;
+    const side = n > 0 ? addedRows : removedRows;
+    const copies = side.get(key(row)) ?? [];
+    for (let i = 0; i < Math.abs(n); i++) copies.push(row);
+    side.set(key(row), copies);
+  }
 
   const changed = [];
-  for (const [k, after] of addedRows) {
-    const before = removedRows.get(k);
-    if (!before) continue;
-    removedRows.delete(k);
-    addedRows.delete(k);
-    changed.push({ id: before.id, new_id: after.id, testcase_dedup_id: before.data.testcase_dedup_id ?? null, fields: changedFields(before.data, after.data) });
+  for (const [k, afters] of addedRows) {
+    const befores = removedRows.get(k);
+    while (befores?.length && afters.length) {
+      const before = befores.shift()!;
+      const after = afters.shift()!;
+      const dedupId = before.data.testcase_dedup_id ?? null;
+      const fields = changedFields(before.data, after.data);
+      changed.push({ id: before.id, new_id: after.id, testcase_dedup_id: dedupId, fields });
+    }
   }
+  const added = [...addedRows.values()].flat();
+  const removed = [...removedRows.values()].flat();
   const [baseColumns, targetColumns] = await Promise.all([columnsOf(db, projectId, from), columnsOf(db, projectId, to)]);
   const row = (r: TestcaseRow) => ({ id: r.id, data: r.data });
   return {
-    counts: { base: from.count, target: to.count, added: addedRows.size, removed: removedRows.size, changed: changed.length },
+    counts: {
+      base: from.count, target: to.count, added: added.length, removed: removed.length, changed: changed.length,
+    },
     columns: {
       added: targetColumns.filter((c) => !baseColumns.includes(c)),
       removed: baseColumns.filter((c) => !targetColumns.includes(c)),
     },
     testcases: {
-      added: [...addedRows.values()].slice(0, DIFF_ROWS).map(row),
-      removed: [...removedRows.values()].slice(0, DIFF_ROWS).map(row),
+      added: added.slice(0, DIFF_ROWS).map(row),
+      removed: removed.slice(0, DIFF_ROWS).map(row),
       changed: changed.slice(0, DIFF_ROWS),
     },
-    truncated: Math.max(addedRows.size, removedRows.size, changed.length) > DIFF_ROWS,
+    truncated: Math.max(added.length, removed.length, changed.length) > DIFF_ROWS,
   };
 }
 
-async function idsOf(db: Queryable, projectId: string, leaves: Leaf[]): Promise<Set<string>> {
-  const bytes = await readChunks(db, projectId, leaves.map((l) => l.hash));
-  return new Set(leaves.flatMap((l) => unpackIds(bytes.get(l.hash)!)));
+async function idsOf(db: Queryable, projectId: string, leaves: Leaf[]): Promise<string[]> {
+  const bytes = await readChunks(db, projectId, [...new Set(leaves.map((l) => l.hash))]);
+  return leaves.flatMap((l) => unpackIds(bytes.get(l.hash)!));
 }
 
-/** Which of `ids` some of `leaves` hold, by the chunk index (a key collision only costs a false "moved"). */
-async function idsInLeaves(db: Queryable, projectId: string, ids: string[], leaves: Leaf[]): Promise<Set<string>> {
-  if (!ids.length || !leaves.length) return new Set();
-  const keys = new Set(leaves.map((l) => chunkKey(l.hash)));
-  const rows = await db.query<{ id: string; chunk_key: string }>(
-    `SELECT testcase_id AS id, chunk_key::text AS chunk_key FROM testcase_chunk_index
-     WHERE project_id = $1 AND testcase_id IN (SELECT x::uuid FROM jsonb_array_elements_text($2::jsonb) x)`,
-    [projectId, json(ids)],
-  );
-  return new Set(rows.filter((r) => keys.has(r.chunk_key)).map((r) => r.id));
+/** Each side's leaves less those the other holds too, counted: a chunk held twice here and once there stays once. */
+function unsharedLeaves(base: Leaf[], target: Leaf[]): [Leaf[], Leaf[]] {
+  return [minus(base, target), minus(target, base)];
+}
+
+function minus(leaves: Leaf[], other: Leaf[]): Leaf[] {
+  const held = new Map<string, number>();
+  for (const l of other) held.set(l.hash, (held.get(l.hash) ?? 0) + 1);
+  return leaves.filter((l) => {
+    const n = held.get(l.hash) ?? 0;
+    if (n > 0) held.set(l.hash, n - 1);
+    return n === 0;
+  });
 }
 
 function changedFields(before: Record<string, unknown>, after: Record<string, unknown>) {

@@ -85,6 +85,13 @@ export async function exportRevision(
   db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType,
   options: ExportOptions = {},
 ): Promise<Readable> {
+  if (fileType === "jsonl") {
+    return Readable.from((async function* () {
+      for await (const rows of pages(db, projectId, data)) {
+        yield rows.map((row) => JSON.stringify(exportRow(row, META)) + "\n").join("");
+      }
+    })());
+  }
   if (fileType === "json") {
     return Readable.from((async function* () {
       let first = true;

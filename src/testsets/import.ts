@@ -4,8 +4,10 @@ import { HttpError, unprocessable } from "../errors.ts";
 import { cellLimit, rowLimit } from "./limits.ts";
 import type { TestcaseInput } from "./testcases.ts";
 
-export type FileType = "csv" | "json";
-export const FILE_TYPES: FileType[] = ["csv", "json"];
+/** A file's format: CSV with a header row, a JSON array of objects, or JSON Lines (one object per line). */
+export type FileType = "csv" | "json" | "jsonl";
+/** The formats uploads and downloads accept as `file_type`. */
+export const FILE_TYPES: FileType[] = ["csv", "json", "jsonl"];
 
 /** Rows still being read from an upload; the testset kind stores them as they arrive. */
 export class TestcaseStream {

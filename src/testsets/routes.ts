@@ -24,6 +24,12 @@ import { loadTestcases, testcaseRecord } from "./testcases.ts";
 
 type Body = Record<string, any>;
 
+const CONTENT_TYPE: Record<FileType, string> = {
+  csv: "text/csv; charset=utf-8",
+  json: "application/json; charset=utf-8",
+  jsonl: "application/jsonl; charset=utf-8",
+};
+
 interface Upload {
   file: MultipartFile;
   /** The file's content; a multipart body cut short fails it with a 400. */
@@ -58,10 +64,12 @@ async function upload(req: FastifyRequest): Promise<Upload> {
     const f = file.fields[name] as { type?: string; value?: unknown } | undefined;
     return f && f.type === "field" && f.value !== "" ? String(f.value) : undefined;
   };
-  const named = field("file_type") ?? (req.query as Body)?.file_type ?? (/\.jsonl?$/i.test(file.filename) ? "json" : "csv");
+  const byName = /\.(jsonl|ndjson)$/i.test(file.filename) ? "jsonl" : /\.json$/i.test(file.filename) ? "json" : "csv";
+  const named = field("file_type") ?? (req.query as Body)?.file_type ?? byName;
   if (!FILE_TYPES.includes(named)) {
     file.file.resume();
-    throw unprocessable([{ loc: ["body", "file_type"], msg: `Input should be one of "csv", "json", got ${JSON.stringify(named)}`, type: "enum" }]);
+    const msg = `Input should be one of "csv", "json", "jsonl", got ${JSON.stringify(named)}`;
+    throw unprocessable([{ loc: ["body", "file_type"], msg, type: "enum" }]);
   }
   return { file, content, fileType: named as FileType, field };
 }
@@ -168,7 +176,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
       escapeFormulas: q.escape_formulas === true,
     });
     return reply
-      .header("content-type", fileType === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8")
+      .header("content-type", CONTENT_TYPE[fileType])
       .header("content-disposition", attachment(q.file_name || fallback, fallback))
       .send(body);
   };
@@ -178,6 +186,6 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     if (!revision) throw notFound(`testset ${artifact.slug} has no revision yet`);
     return download(req, reply, revision);
   });
-  app.post("/testsets/revisions/:id/download", { schema: { tags, summary: "Download a testset revision as CSV or JSON", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) =>
+  app.post("/testsets/revisions/:id/download", { schema: { tags, summary: "Download a testset revision as CSV, JSON or JSON Lines", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) =>
     download(req, reply, await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id })));
 }

@@ -59,7 +59,7 @@ export const TestcasesListQuery = Type.Object({
 });
 
 export const DownloadQuery = Type.Object({
-  file_type: Type.Optional(Type.Union([Type.Literal("csv"), Type.Literal("json"), Type.Null()])),
+  file_type: Type.Optional(Type.Union([Type.Literal("csv"), Type.Literal("json"), Type.Literal("jsonl"), Type.Null()])),
   file_name: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   escape_formulas: Type.Optional(Type.Union([Type.Boolean(), Type.Null()], {
     description: "CSV only: prefix cells that start with =, +, -, @, tab or carriage return with a single quote",

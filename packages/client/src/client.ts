@@ -59,7 +59,7 @@ export interface TestsetDeltaOptions {
   includeTestcaseIds?: boolean;
 }
 
-export type FileType = "csv" | "json";
+export type FileType = "csv" | "json" | "jsonl";
 
 export class TesseraClient {
   readonly #transport: Transport;

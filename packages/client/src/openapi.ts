@@ -6619,6 +6619,122 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/keys/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project's API keys (never their secrets) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            expiration_date: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description Uses are not recorded */
+                            last_used_at: null;
+                            name: string | null;
+                            /** @description The public part of the key (`tsk_<prefix>.…`) */
+                            prefix: string;
+                            revoked_at: string | null;
+                            status: "active" | "revoked" | "expired";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create an API key in the caller's project; the answer is the key, shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        expiration_date?: string | null;
+                        name?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/keys/{key_prefix}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key of the project (by prefix, `tsk_<prefix>` or id) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key_prefix: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/profile": {
         parameters: {
             query?: never;
@@ -8776,7 +8892,7 @@ export interface paths {
                     /** @description CSV only: prefix cells that start with =, +, -, @, tab or carriage return with a single quote */
                     escape_formulas?: boolean | null;
                     file_name?: string | null;
-                    file_type?: "csv" | "json" | null;
+                    file_type?: "csv" | "json" | "jsonl" | null;
                 };
                 header?: never;
                 path: {
@@ -10102,14 +10218,14 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Download a testset revision as CSV or JSON */
+        /** Download a testset revision as CSV, JSON or JSON Lines */
         post: {
             parameters: {
                 query?: {
                     /** @description CSV only: prefix cells that start with =, +, -, @, tab or carriage return with a single quote */
                     escape_formulas?: boolean | null;
                     file_name?: string | null;
-                    file_type?: "csv" | "json" | null;
+                    file_type?: "csv" | "json" | "jsonl" | null;
                 };
                 header?: never;
                 path: {
