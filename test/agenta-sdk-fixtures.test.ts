@@ -18,7 +18,8 @@ interface Step {
 interface Fixture { sdk: string; flow: string; requests: Step[] }
 
 const DIR = new URL("./fixtures/agenta-sdk/", import.meta.url);
-const FIXTURES = readdirSync(DIR).filter((f) => f.endsWith(".json")).sort();
+// The numbered files are the managers' flows replayed here; the others (ag.init, middlewares) are test/agenta-surface.test.ts's.
+const FIXTURES = readdirSync(DIR).filter((f) => /^\d+-.*\.json$/.test(f)).sort();
 
 /** `${name}` replaced by a value read earlier; a string that is only a placeholder takes the value's type. */
 function fill(value: unknown, vars: Record<string, unknown>): unknown {

@@ -104,7 +104,7 @@ describe("testset files", () => {
     const down = await p.call("POST", `/simple/testsets/${ts.id}/download?file_type=jsonl`);
     expect(down.statusCode).toBe(200);
     expect(down.headers["content-type"]).toBe("application/jsonl; charset=utf-8");
-    expect(down.headers["content-disposition"]).toBe('attachment; filename="lines-v1.jsonl"');
+    expect(down.headers["content-disposition"]).toBe("attachment; filename=\"lines-v1.jsonl\"; filename*=UTF-8''lines-v1.jsonl");
     const rows = down.body.trimEnd().split("\n").map((l: string) => JSON.parse(l));
     expect(rows.map((r: any) => [r.country, r.__id__])).toEqual(ts.data.testcases.map((t: any) => [t.data.country, t.id]));
 
