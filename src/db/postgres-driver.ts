@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyStream } from "pg-copy-streams";
 import { joinCopyData, type Database, type Queryable } from "./database.ts";
+import { PostgresListener } from "./postgres-listener.ts";
 
 // bigint (counts, sums) as JS numbers: every bigint we store fits in 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -32,15 +33,7 @@ export interface PostgresOptions {
   statementTimeoutMs: number;
 }
 
-/** What the listener reports: a lost connection, then the moment it is listening again. */
-export interface ListenerEvents {
-  lost?(error: Error): void;
-  restored?(): void;
-}
-
 const DEFAULTS: PostgresOptions = { poolSize: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 60_000 };
-// The listener retries a lost connection after 100 ms, doubling up to this: back within a second of PostgreSQL.
-const LISTEN_RETRY_MAX_MS = 1_000;
 
 /**
  * `application_name` as the URL gives it (default `tessera`), and the URL without it: the listener's
@@ -103,7 +96,7 @@ export async function openPostgres(connectionString: string, options: Partial<Po
     }
   }
 
-  const listeners = new Set<{ stop(): Promise<void> }>();
+  const listener = new PostgresListener({ ...clientConfig, application_name: `${name} listener` });
   return {
     driver: "postgres",
     query: self.query,
@@ -121,91 +114,13 @@ export async function openPostgres(connectionString: string, options: Partial<Po
           throw error;
         }
       }),
-    async listen(channel, onMessage, events = {}) {
-      const listener = await listenWithReconnect({ ...clientConfig, application_name: `${name} listener` }, channel, onMessage, events);
-      listeners.add(listener);
-      return async () => {
-        listeners.delete(listener);
-        await listener.stop();
-      };
-    },
+    listen: (channel, onMessage, events) => listener.subscribe(channel, onMessage, events),
     async notify(channel, payload) {
       await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
     async close() {
-      await Promise.all([...listeners].map((l) => l.stop()));
+      await listener.stop();
       await pool.end();
-    },
-  };
-}
-
-/**
- * LISTEN on a connection of its own, outside the pool, that survives the database: when the connection
- * is lost it reports it once, reconnects with backoff and runs LISTEN again, then reports that it is back.
- * The first connection must succeed (the caller is starting); only later losses are retried.
- */
-async function listenWithReconnect(
-  config: pg.ClientConfig, channel: string, onMessage: (payload: string) => void, events: ListenerEvents,
-): Promise<{ stop(): Promise<void> }> {
-  const quoted = `"${channel.replace(/"/g, "")}"`;
-  let client: pg.Client | null = null;
-  let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
-  let delay = 100;
-
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ ...config, statement_timeout: undefined, query_timeout: undefined });
-    let dropped = false;
-    const drop = (error: Error) => {
-      if (dropped) return;
-      dropped = true;
-      c.removeAllListeners("notification");
-      c.end().catch(() => {});
-      if (client !== c || stopped) return;
-      client = null;
-      events.lost?.(error);
-      schedule();
-    };
-    c.on("error", drop);
-    c.on("end", () => drop(new Error("connection ended")));
-    c.on("notification", (m) => m.channel === channel && onMessage(m.payload ?? ""));
-    try {
-      await c.connect();
-      await c.query(`LISTEN ${quoted}`);
-    } catch (error) {
-      dropped = true;
-      c.removeAllListeners("notification");
-      await c.end().catch(() => {});
-      throw error;
-    }
-    if (stopped) {
-      dropped = true;
-      await c.end().catch(() => {});
-      return;
-    }
-    client = c;
-  };
-  const schedule = () => {
-    retry = setTimeout(async () => {
-      try {
-        await connect();
-        delay = 100;
-        if (!stopped) events.restored?.();
-      } catch {
-        delay = Math.min(delay * 2, LISTEN_RETRY_MAX_MS);
-        if (!stopped) schedule();
-      }
-    }, delay);
-  };
-
-  await connect();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(retry);
-      const c = client;
-      client = null;
-      if (c) await c.end().catch(() => {});
     },
   };
 }
