@@ -17,6 +17,11 @@ const many = (name: string, rows: Row[], windowing?: Windowing | null) => ({
   count: rows.length, [name]: rows, ...(windowing === undefined ? {} : { windowing }),
 });
 const tags = ["Evaluations"];
+const QueueParam = IdParam("queue_id");
+/** A route's OpenAPI description. */
+const doc = (summary: string, parts: { body?: unknown; params?: unknown } = {}) => ({
+  schema: { tags, summary, ...parts },
+});
 
 /**
  * Annotation queues over HTTP, in the reference's shapes: `/evaluations/queues/…` (a run's scenarios
@@ -25,10 +30,10 @@ const tags = ["Evaluations"];
 export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   const { db } = ctx;
 
-  app.post("/evaluations/queues/", { schema: { tags, summary: "Create queues", body: s.QueuesCreateBody } }, async (req) => {
+  app.post("/evaluations/queues/", doc("Create queues", { body: s.QueuesCreateBody }), async (req) => {
     return many("queues", await db.transaction((tx) => createQueues(tx, req.scope, (req.body as Body).queues)));
   });
-  app.patch("/evaluations/queues/", { schema: { tags, summary: "Edit queues", body: s.QueuesEditBody } }, async (req) => {
+  app.patch("/evaluations/queues/", doc("Edit queues", { body: s.QueuesEditBody }), async (req) => {
     const edited = await db.transaction(async (tx) => {
       const out: Row[] = [];
       for (const edit of (req.body as Body).queues as Row[]) {
@@ -40,31 +45,30 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     return many("queues", edited);
   });
-  app.delete("/evaluations/queues/", { schema: { tags, summary: "Delete queues", body: s.QueueIdsBody } }, async (req) => {
+  app.delete("/evaluations/queues/", doc("Delete queues", { body: s.QueueIdsBody }), async (req) => {
     const ids = await db.transaction((tx) => deleteQueues(tx, req.scope, (req.body as Body).queue_ids));
     return { count: ids.length, queue_ids: ids };
   });
-  app.post("/evaluations/queues/query", { schema: { tags, summary: "Query queues", body: s.QueueQueryBody } }, async (req) => {
+  app.post("/evaluations/queues/query", doc("Query queues", { body: s.QueueQueryBody }), async (req) => {
     const { queue, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, queues, queue, windowing);
     return many("queues", withUsers(page.items, usersOf(queue)), page.windowing);
   });
-  app.get("/evaluations/queues/:queue_id", { schema: { tags, summary: "Fetch a queue", params: IdParam("queue_id") } }, async (req) => {
+  app.get("/evaluations/queues/:queue_id", doc("Fetch a queue", { params: QueueParam }), async (req) => {
     return one("queue", (await fetchRows(db, req.scope, queues, [(req.params as Body).queue_id]))[0]);
   });
-  app.patch("/evaluations/queues/:queue_id", {
-    schema: { tags, summary: "Edit a queue", params: IdParam("queue_id"), body: s.QueueEditBody },
-  }, async (req) => {
+  const editOne = doc("Edit a queue", { params: QueueParam, body: s.QueueEditBody });
+  app.patch("/evaluations/queues/:queue_id", editOne, async (req) => {
     const id = (req.params as Body).queue_id;
     return one("queue", await db.transaction((tx) => editQueue(tx, req.scope, id, (req.body as Body).queue)));
   });
-  app.delete("/evaluations/queues/:queue_id", { schema: { tags, summary: "Delete a queue", params: IdParam("queue_id") } }, async (req) => {
+  app.delete("/evaluations/queues/:queue_id", doc("Delete a queue", { params: QueueParam }), async (req) => {
     const [id] = await db.transaction((tx) => deleteQueues(tx, req.scope, [(req.params as Body).queue_id]));
     return { count: id ? 1 : 0, queue_id: id ?? null };
   });
-  app.post("/evaluations/queues/:queue_id/scenarios/query", {
-    schema: { tags, summary: "The scenarios of a queue a user is assigned", params: IdParam("queue_id"), body: s.QueueScenariosQueryBody },
-  }, async (req) => {
+  app.post("/evaluations/queues/:queue_id/scenarios/query", doc("The scenarios of a queue a user is assigned", {
+    params: QueueParam, body: s.QueueScenariosQueryBody,
+  }), async (req) => {
     const { queue: filter, scenario, windowing } = req.body as Body;
     const [queue] = await fetchRows(db, req.scope, queues, [(req.params as Body).queue_id]);
     if (!queue) return many("scenarios", [], null);
@@ -73,11 +77,11 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   // Simple queues
-  app.post("/simple/queues/", { schema: { tags, summary: "Create a queue and its run", body: s.SimpleQueueCreateBody } }, async (req) => {
+  app.post("/simple/queues/", doc("Create a queue and its run", { body: s.SimpleQueueCreateBody }), async (req) => {
     const input = (req.body as Body).queue as SimpleQueueInput;
     return one("queue", await db.transaction((tx) => createSimpleQueue(tx, req.scope, input)));
   });
-  app.post("/simple/queues/query", { schema: { tags, summary: "Query simple queues", body: s.SimpleQueueQueryBody } }, async (req) => {
+  app.post("/simple/queues/query", doc("Query simple queues", { body: s.SimpleQueueQueryBody }), async (req) => {
     const { queue: filter, windowing } = req.body as Body;
     const f = (filter ?? {}) as Body;
     const runIds = [...(f.run_ids ?? []), ...(f.run_id ? [f.run_id] : [])];
@@ -85,7 +89,8 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
       name: f.name, tags: f.tags, meta: f.meta, ids: f.queue_ids, run_ids: runIds.length ? runIds : null,
     }, windowing);
     const rows = withUsers(page.items, usersOf(f));
-    const owners = new Map((await fetchRows(db, req.scope, runs, [...new Set(rows.map((q) => q.run_id as string))])).map((r) => [r.id, r]));
+    const runIdsOf = [...new Set(rows.map((q) => q.run_id as string))];
+    const owners = new Map((await fetchRows(db, req.scope, runs, runIdsOf)).map((r) => [r.id, r]));
     const out = rows.flatMap((q) => {
       const run = owners.get(q.run_id);
       if (!run || (run.flags as { is_queue?: boolean } | null)?.is_queue !== true) return [];
@@ -94,24 +99,24 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     return many("queues", out, page.windowing);
   });
-  app.get("/simple/queues/:queue_id", { schema: { tags, summary: "Fetch a simple queue", params: IdParam("queue_id") } }, async (req) => {
+  app.get("/simple/queues/:queue_id", doc("Fetch a simple queue", { params: QueueParam }), async (req) => {
     const found = await loadQueue(db, req.scope, (req.params as Body).queue_id);
     return one("queue", found ? simpleQueueRecord(found.queue, found.run) : null);
   });
-  app.delete("/simple/queues/:queue_id", { schema: { tags, summary: "Delete a simple queue", params: IdParam("queue_id") } }, async (req) => {
+  app.delete("/simple/queues/:queue_id", doc("Delete a simple queue", { params: QueueParam }), async (req) => {
     const id = await db.transaction((tx) => deleteSimpleQueue(tx, req.scope, (req.params as Body).queue_id));
     return { count: id ? 1 : 0, queue_id: id };
   });
-  app.post("/simple/queues/:queue_id/testcases/", {
-    schema: { tags, summary: "Send testcases to a queue", params: IdParam("queue_id"), body: s.SimpleQueueTestcasesBody },
-  }, async (req) => {
+  app.post("/simple/queues/:queue_id/testcases/", doc("Send testcases to a queue", {
+    params: QueueParam, body: s.SimpleQueueTestcasesBody,
+  }), async (req) => {
     const { queue_id } = req.params as Body;
     const id = await db.transaction((tx) => addTestcases(tx, req.scope, queue_id, (req.body as Body).testcase_ids));
     return { count: id ? 1 : 0, queue_id: id };
   });
-  app.post("/simple/queues/:queue_id/scenarios/query", {
-    schema: { tags, summary: "The scenarios of a queue a user is assigned", params: IdParam("queue_id"), body: s.SimpleQueueScenariosQueryBody },
-  }, async (req) => {
+  app.post("/simple/queues/:queue_id/scenarios/query", doc("The scenarios of a simple queue a user is assigned", {
+    params: QueueParam, body: s.SimpleQueueScenariosQueryBody,
+  }), async (req) => {
     const { queue: filter, scenario, windowing } = req.body as Body;
     const found = await loadQueue(db, req.scope, (req.params as Body).queue_id);
     if (!found) return many("scenarios", [], null);

@@ -37,7 +37,8 @@ function checkQueue(queue: Row): void {
 
 const withFlags = (queue: Row): Row => {
   const flags = (queue.flags ?? {}) as Record<string, unknown>;
-  return { ...queue, flags: { ...flags, is_default: flags.is_default === true, is_sequential: flags.is_sequential === true } };
+  const fixed = { is_default: flags.is_default === true, is_sequential: flags.is_sequential === true };
+  return { ...queue, flags: { ...flags, ...fixed } };
 };
 
 /** Creates queues on open runs of the caller's project (404 for an unknown run, 409 for a closed one). */
@@ -60,7 +61,9 @@ export async function editQueue(db: Queryable, scope: Scope, id: string, edit: R
 export async function deleteQueues(db: Queryable, scope: Scope, ids: string[]): Promise<string[]> {
   const found = await fetchRows(db, scope, queues, ids);
   const fixed = found.find((q) => (q.flags as { is_default?: boolean } | null)?.is_default);
-  if (fixed) throw conflict(`Queue ${fixed.id} is the default queue of run ${fixed.run_id}: it is deleted with its run`);
+  if (fixed) {
+    throw conflict(`Queue ${fixed.id} is the default queue of run ${fixed.run_id}: it is deleted with its run`);
+  }
   return deleteRows(db, scope, queues, ids);
 }
 
@@ -79,7 +82,9 @@ async function queueScenarioIds(db: Queryable, scope: Scope, queue: Row, ownScop
  * The scenarios of a queue the given users are assigned, in each repeat, merged across users; with no
  * user named, or a queue that names no users, every scenario of the queue.
  */
-export async function assignedIds(db: Queryable, scope: Scope, queue: Row, users: string[], ownScope = true): Promise<string[]> {
+export async function assignedIds(
+  db: Queryable, scope: Scope, queue: Row, users: string[], ownScope = true,
+): Promise<string[]> {
   const ids = await queueScenarioIds(db, scope, queue, ownScope);
   const data = (queue.data ?? {}) as QueueData;
   if (!data.user_ids?.length || users.length === 0) return ids;
@@ -88,7 +93,9 @@ export async function assignedIds(db: Queryable, scope: Scope, queue: Row, users
     batchSize: data.batch_size, batchOffset: data.batch_offset,
   };
   const out = new Set<string>();
-  for (const user of users) for (const repeat of assignedScenarios(user, ids, assignment)) repeat.forEach((id) => out.add(id));
+  for (const user of users) {
+    for (const repeat of assignedScenarios(user, ids, assignment)) repeat.forEach((id) => out.add(id));
+  }
   return ids.filter((id) => out.has(id));
 }
 

@@ -99,7 +99,9 @@ const QueueData = Type.Object({
   batch_size: Nullable(Type.Integer({ minimum: 1 })),
   batch_offset: Nullable(Type.Integer({ minimum: 0 })),
 }, Open);
-const QueueFlags = Nullable(Type.Object({ is_default: Nullable(Type.Boolean()), is_sequential: Nullable(Type.Boolean()) }, Open));
+const QueueFlags = Nullable(Type.Object({
+  is_default: Nullable(Type.Boolean()), is_sequential: Nullable(Type.Boolean()),
+}, Open));
 const QueueFields = {
   ...metadata,
   flags: QueueFlags,
@@ -109,7 +111,8 @@ const QueueFields = {
   data: Nullable(QueueData),
 };
 const QueueEdit = Type.Object({ id: Nullable(Uuid), ...QueueFields }, Open);
-export const QueuesCreateBody = Type.Object({ queues: list(Type.Object({ ...QueueFields, run_id: Uuid }, Open)) }, Open);
+const QueueCreate = Type.Object({ ...QueueFields, run_id: Uuid }, Open);
+export const QueuesCreateBody = Type.Object({ queues: list(QueueCreate) }, Open);
 export const QueuesEditBody = Type.Object({ queues: list(QueueEdit) }, Open);
 export const QueueEditBody = Type.Object({ queue: QueueEdit }, Open);
 export const QueueIdsBody = ids("queue_ids");

@@ -47,8 +47,12 @@ function kindOf(data: SimpleQueueInput["data"]): "testsets" | "testcases" {
     throw badRequest("Only testcases and testsets queues are supported: queries and traces are not");
   }
   if (!data.kind && !hasTestsets) throw badRequest("A simple queue needs data.kind or data.testsets");
-  if (hasTestsets && data.kind && data.kind !== "testsets") throw badRequest("A testset-backed queue has kind 'testsets'");
-  if (data.kind === "testsets" && !hasTestsets) throw badRequest("kind 'testsets' needs data.testsets (testset revision ids)");
+  if (hasTestsets && data.kind && data.kind !== "testsets") {
+    throw badRequest("A testset-backed queue has kind 'testsets'");
+  }
+  if (data.kind === "testsets" && !hasTestsets) {
+    throw badRequest("kind 'testsets' needs data.testsets (testset revision ids)");
+  }
   return hasTestsets ? "testsets" : "testcases";
 }
 
@@ -67,7 +71,9 @@ export async function createSimpleQueue(tx: Queryable, scope: Scope, input: Simp
   const { data } = input;
   const kind = kindOf(data);
   const evaluators = humanTargets(data.evaluators);
-  const steps: RunStep[] = await buildSteps(tx, scope, { testset_steps: data.testsets ?? null, evaluator_steps: evaluators });
+  const steps: RunStep[] = await buildSteps(tx, scope, {
+    testset_steps: data.testsets ?? null, evaluator_steps: evaluators,
+  });
   if (kind === "testcases") steps.unshift({ key: TESTCASES_STEP, type: "input", origin: "custom", references: {} });
   const lanes = data.assignments?.length ?? 0;
   const repeats = Math.max(data.repeats ?? 1, lanes, 1);
@@ -112,11 +118,15 @@ async function addScenarios(tx: Queryable, scope: Scope, runId: string, stepKey:
 }
 
 /** Sends testcases to a `testcases` queue: each becomes a scenario (404 unknown, 409 closed run). */
-export async function addTestcases(tx: Queryable, scope: Scope, queueId: string, testcaseIds: string[]): Promise<string | null> {
+export async function addTestcases(
+  tx: Queryable, scope: Scope, queueId: string, testcaseIds: string[],
+): Promise<string | null> {
   const found = await loadQueue(tx, scope, queueId);
   if (!found) return null;
   const steps = ((found.run.data as { steps?: RunStep[] } | null)?.steps ?? []);
-  if (!steps.some((s) => s.key === TESTCASES_STEP)) throw badRequest(`Queue ${queueId} takes its scenarios from testsets, not testcases`);
+  if (!steps.some((s) => s.key === TESTCASES_STEP)) {
+    throw badRequest(`Queue ${queueId} takes its scenarios from testsets, not testcases`);
+  }
   await assertOpenRuns(tx, scope, [found.run.id as string]);
   const unique = [...new Set(testcaseIds)];
   const known = new Set((await loadTestcases(tx, scope.projectId, unique)).map((t) => t.id));
@@ -127,7 +137,9 @@ export async function addTestcases(tx: Queryable, scope: Scope, queueId: string,
 }
 
 /** The queue and its run, when both are the caller's. */
-export async function loadQueue(db: Queryable, scope: Scope, queueId: string): Promise<{ queue: Row; run: Row } | null> {
+export async function loadQueue(
+  db: Queryable, scope: Scope, queueId: string,
+): Promise<{ queue: Row; run: Row } | null> {
   const [queue] = await fetchRows(db, scope, queues, [queueId]);
   if (!queue) return null;
   const [run] = await fetchRows(db, scope, runs, [queue.run_id as string]);
@@ -138,7 +150,8 @@ export async function loadQueue(db: Queryable, scope: Scope, queueId: string): P
 export async function deleteSimpleQueue(tx: Queryable, scope: Scope, queueId: string): Promise<string | null> {
   const found = await loadQueue(tx, scope, queueId);
   if (!found) return null;
-  if ((found.queue.flags as { is_default?: boolean }).is_default) await deleteRows(tx, scope, runs, [found.run.id as string]);
+  const isDefault = (found.queue.flags as { is_default?: boolean }).is_default;
+  if (isDefault) await deleteRows(tx, scope, runs, [found.run.id as string]);
   else await deleteRows(tx, scope, queues, [queueId]);
   return queueId;
 }

@@ -149,7 +149,8 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
         secrets: await secretsOf(req.scope), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
         sandbox: ctx.sandbox?.runner(req.scope.projectId),
         limits: {
-          templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps }, mockDelayMs: ctx.config.mockMaxDelayMs,
+          templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps },
+          mockDelayMs: ctx.config.mockMaxDelayMs,
         },
       };
       const wantsStream = body.flags?.stream === true || (req.headers.accept ?? "").includes("text/event-stream");

@@ -32,7 +32,8 @@ export function formatUri(u: WorkflowUri): string {
 
 /** Handlers that the hosted runtime serves itself (built-in prompts, custom code and the mock). */
 export function isHosted(u: WorkflowUri): boolean {
-  return u.provider === "svc" && (u.kind === "builtin" || (u.kind === "custom" && (u.key === "code" || u.key === "mock")));
+  if (u.provider !== "svc") return false;
+  return u.kind === "builtin" || (u.kind === "custom" && (u.key === "code" || u.key === "mock"));
 }
 
 /** The address of a hosted handler: `{publicUrl}/services/{key}/{version}`. */

@@ -10,7 +10,9 @@ import { ERROR_TYPES, invalidParameters, WorkflowError } from "../errors.ts";
 /** The longest `delay` the mock waits when the server sets no cap (TESSERA_MOCK_MAX_DELAY_MS). */
 export const MOCK_MAX_DELAY_MS = 10_000;
 
-export const MOCK_BEHAVIOURS = ["echo", "static", "messages", "pass", "fail", "score", "reflect", "error", "delay"] as const;
+export const MOCK_BEHAVIOURS = [
+  "echo", "static", "messages", "pass", "fail", "score", "reflect", "error", "delay",
+] as const;
 
 /** What a mock invocation sees: its parameters, the inputs, what the application produced (evaluator role). */
 export interface MockCall {
@@ -28,7 +30,9 @@ export const mockError = (message: string) => new WorkflowError(500, ERROR_TYPES
 function number(kwargs: Record<string, unknown>, name: string, fallback: number): number {
   const value = kwargs[name] ?? fallback;
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isFinite(n)) throw invalidParameters(`parameters.kwargs.${name} must be a number`);
+  if (typeof n !== "number" || !Number.isFinite(n)) {
+    throw invalidParameters(`parameters.kwargs.${name} must be a number`);
+  }
   return n;
 }
 
@@ -78,7 +82,9 @@ async function delay(call: MockCall, kwargs: Record<string, unknown>): Promise<u
   const cap = call.maxDelayMs ?? MOCK_MAX_DELAY_MS;
   if (seconds < 0) throw invalidParameters("parameters.kwargs.seconds must not be negative");
   if (seconds * 1000 > cap) {
-    throw invalidParameters(`parameters.kwargs.seconds is ${seconds}: the mock waits at most ${cap / 1000} s (TESSERA_MOCK_MAX_DELAY_MS)`);
+    throw invalidParameters(
+      `parameters.kwargs.seconds is ${seconds}: the mock waits at most ${cap / 1000} s (TESSERA_MOCK_MAX_DELAY_MS)`,
+    );
   }
   await new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000));
   const then = String(kwargs.then ?? "pass");
