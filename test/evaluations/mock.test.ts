@@ -15,7 +15,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The hosted runtime, at its own root (not under /api). */
 const services = (path: string, payload: unknown) =>
-  server.app.inject({ method: "POST", url: `/services/${path}`, headers: { authorization: `ApiKey ${p.key}` }, payload: payload as object });
+  server.app.inject({
+    method: "POST", url: `/services/${path}`, headers: { authorization: `ApiKey ${p.key}` }, payload: payload as object,
+  });
 
 const invokeMock = (parameters: unknown, data: Record<string, unknown> = {}) =>
   services("mock/v0/invoke", { data: { inputs: { country: "Peru" }, parameters, ...data } });
@@ -24,7 +26,8 @@ const invokeMock = (parameters: unknown, data: Record<string, unknown> = {}) =>
 async function finished(id: string) {
   for (let i = 0; i < 600; i++) {
     const { evaluation } = await p.ok("GET", `/simple/evaluations/${id}`);
-    if (["success", "failure", "errors"].includes(evaluation.data.status) && !evaluation.flags.is_active) return evaluation;
+    const ended = ["success", "failure", "errors"].includes(evaluation.data.status);
+    if (ended && !evaluation.flags.is_active) return evaluation;
     await sleep(50);
   }
   throw new Error(`evaluation ${id} did not finish`);
@@ -55,11 +58,14 @@ describe("the mock workflow agenta:custom:mock:v0", () => {
     expect(await outputs({ key: "static", kwargs: { output: { answer: "Lima" } } })).toEqual({ answer: "Lima" });
     expect(await outputs({ key: "pass" })).toEqual({ score: 1, success: true });
     expect(await outputs({ key: "fail" })).toEqual({ score: 0, success: false });
-    expect(await outputs({ key: "score", kwargs: { score: 0.7, threshold: 0.8 } })).toEqual({ score: 0.7, success: false });
+    const strict = { key: "score", kwargs: { score: 0.7, threshold: 0.8 } };
+    expect(await outputs(strict)).toEqual({ score: 0.7, success: false });
     expect(await outputs({ key: "score", kwargs: { score: 0.7 } })).toEqual({ score: 0.7, success: true });
     expect(await outputs({ key: "reflect" }, { outputs: { answer: "Lima" } })).toEqual({ score: 1, success: true });
-    expect(await outputs({ key: "reflect" }, { outputs: { score: 1, success: true } })).toEqual({ score: 0, success: false });
-    expect(await outputs({ key: "delay", kwargs: { seconds: 0.01, then: "fail" } })).toEqual({ score: 0, success: false });
+    const leaked = { outputs: { score: 1, success: true } };
+    expect(await outputs({ key: "reflect" }, leaked)).toEqual({ score: 0, success: false });
+    const wait = { key: "delay", kwargs: { seconds: 0.01, then: "fail" } };
+    expect(await outputs(wait)).toEqual({ score: 0, success: false });
     expect(await outputs({ key: "delay", kwargs: { seconds: 0, then: "delay" } })).toEqual({ score: 1, success: true });
   });
 
@@ -67,7 +73,9 @@ describe("the mock workflow agenta:custom:mock:v0", () => {
     const app = (await p.ok("POST", "/simple/applications/", {
       application: { slug: "mock-echo", data: { uri: "agenta:custom:mock:v0", parameters: { key: "echo" } } },
     })).application;
-    const res = await services("invoke", { data: { inputs: { q: "why?" } }, references: { application: { id: app.id } } });
+    const res = await services("invoke", {
+      data: { inputs: { q: "why?" } }, references: { application: { id: app.id } },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data.outputs).toEqual({ q: "why?" });
     const inline = await services("invoke", {
@@ -97,18 +105,25 @@ describe("the mock workflow agenta:custom:mock:v0", () => {
 
   it("runs a server-run evaluation as the application and as the evaluators", async () => {
     const ts = (await p.ok("POST", "/simple/testsets/", {
-      testset: { slug: "mock-rows", data: { testcases: [{ data: { country: "France" } }, { data: { country: "Japan" } }] } },
+      testset: {
+        slug: "mock-rows", data: { testcases: [{ data: { country: "France" } }, { data: { country: "Japan" } }] },
+      },
     })).testset;
     const app = (await p.ok("POST", "/simple/applications/", {
       application: { slug: "mock-app", data: { uri: "agenta:custom:mock:v0", parameters: { key: "echo" } } },
     })).application;
     const judge = async (slug: string, parameters: object) =>
-      (await p.ok("POST", "/simple/evaluators/", { evaluator: { slug, data: { uri: "agenta:custom:mock:v0", parameters } } })).evaluator;
+      (await p.ok("POST", "/simple/evaluators/", {
+        evaluator: { slug, data: { uri: "agenta:custom:mock:v0", parameters } },
+      })).evaluator;
     const reflect = await judge("mock-reflect", { key: "reflect" });
     const score = await judge("mock-score", { key: "score", kwargs: { score: 0.25, threshold: 0.5 } });
     const created = await p.ok("POST", "/simple/evaluations/", {
       evaluation: {
-        data: { testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: [reflect.revision_id, score.revision_id] },
+        data: {
+          testset_steps: [ts.revision_id], application_steps: [app.revision_id],
+          evaluator_steps: [reflect.revision_id, score.revision_id],
+        },
       },
     });
     const done = await finished(created.evaluation.id);
@@ -132,7 +147,8 @@ describe("the mock workflow agenta:custom:mock:v0", () => {
     expect(await traceOf(reflectStep)).toEqual([{ score: 1, success: true }, { score: 1, success: true }]);
     expect(await traceOf(scoreStep)).toEqual([{ score: 0.25, success: false }, { score: 0.25, success: false }]);
 
-    const metrics = (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: done.id, scenario_ids: false } })).metrics[0];
+    const runWide = { metrics: { run_id: done.id, scenario_ids: false } };
+    const metrics = (await p.ok("POST", "/evaluations/metrics/query", runWide)).metrics[0];
     expect(metrics.data[scoreStep.key]["attributes.ag.data.outputs.success"]).toMatchObject({
       type: "binary", count: 2, freq: [{ value: true, count: 0 }, { value: false, count: 2 }],
     });
