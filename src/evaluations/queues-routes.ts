@@ -17,6 +17,12 @@ const many = (name: string, rows: Row[], windowing?: Windowing | null) => ({
   count: rows.length, [name]: rows, ...(windowing === undefined ? {} : { windowing }),
 });
 const tags = ["Evaluations"];
+/** A body's `queue.id`, when sent, must be the path's. */
+const samePath = (params: Body, filter: Body | null | undefined) => {
+  if (filter?.id && filter.id !== params.queue_id) {
+    throw badRequest("queue_id in path must match queue.id in request body");
+  }
+};
 const QueueParam = IdParam("queue_id");
 /** A route's OpenAPI description. */
 const doc = (summary: string, parts: { body?: unknown; params?: unknown } = {}) => ({
@@ -70,6 +76,7 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     params: QueueParam, body: s.QueueScenariosQueryBody,
   }), async (req) => {
     const { queue: filter, scenario, windowing } = req.body as Body;
+    samePath(req.params as Body, filter);
     const [queue] = await fetchRows(db, req.scope, queues, [(req.params as Body).queue_id]);
     if (!queue) return many("scenarios", [], null);
     const page = await queueScenarios(db, req.scope, queue, usersOf(filter), scenario, windowing);
@@ -118,6 +125,7 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     params: QueueParam, body: s.SimpleQueueScenariosQueryBody,
   }), async (req) => {
     const { queue: filter, scenario, windowing } = req.body as Body;
+    samePath(req.params as Body, filter);
     const found = await loadQueue(db, req.scope, (req.params as Body).queue_id);
     if (!found) return many("scenarios", [], null);
     // As in the reference, a simple queue answers from its assignment alone, not its scenario_ids.

@@ -117,7 +117,9 @@ export const QueuesEditBody = Type.Object({ queues: list(QueueEdit) }, Open);
 export const QueueEditBody = Type.Object({ queue: QueueEdit }, Open);
 export const QueueIdsBody = ids("queue_ids");
 export const QueueQueryBody = query("queue");
-const UsersFilter = Nullable(Type.Object({ user_id: Nullable(Uuid), user_ids: Nullable(list(Uuid)) }, Open));
+const UsersFilter = Nullable(Type.Object({
+  id: Nullable(Uuid), user_id: Nullable(Uuid), user_ids: Nullable(list(Uuid)),
+}, Open));
 export const QueueScenariosQueryBody = Type.Object({
   queue: UsersFilter, scenario: Nullable(FreeObject), windowing: Nullable(WindowingSchema),
 }, Open);

@@ -89,6 +89,8 @@ describe("annotation queues from testcases (POST /simple/queues/)", () => {
     expect(ids(bobs)).toEqual([all[1].id, all[3].id]);
     expect(ids(await assigned(queue.id, alice, undefined, "evaluations/queues"))).toEqual(ids(mine));
     expect(await assigned(queue.id, uuidv7())).toEqual([]);
+    const elsewhere = await p.call("POST", `/simple/queues/${queue.id}/scenarios/query`, { queue: { id: uuidv7() } });
+    expect(elsewhere.statusCode).toBe(400);
 
     // Annotating is writing the human step's result; then the scenario is closed.
     for (const [who, scenarios] of [[alice, mine], [bob, bobs]] as const) {

@@ -3970,6 +3970,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         queue?: ({
+                            id?: string | null;
                             user_id?: string | null;
                             user_ids?: string[] | null;
                         } & {
@@ -9327,6 +9328,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         queue?: ({
+                            id?: string | null;
                             user_id?: string | null;
                             user_ids?: string[] | null;
                         } & {
