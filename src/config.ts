@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
+import { MOCK_MAX_DELAY_MS } from "./runtime/mock/mock.ts";
 import { DEFAULT_TEMPLATE_LIMITS as TEMPLATE_DEFAULTS } from "./runtime/templates/render-budget.ts";
 
 /** Everything the server reads from its environment, in one place (the README's configuration table). */
@@ -40,6 +41,8 @@ export interface Config {
   dbStartupTimeoutMs: number;
   /** How long SIGTERM waits for in-flight requests before it closes them and exits non-zero. */
   shutdownTimeoutMs: number;
+  /** Longest the mock workflow's `delay` behaviour may wait (longer asks are a 400). */
+  mockMaxDelayMs: number;
   /** Oldest a cached reference resolution or accepted API key may be (a bound should a change go unheard). */
   cacheMaxAgeMs: number;
 }
@@ -83,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbStartupTimeoutMs: integer("TESSERA_DB_STARTUP_TIMEOUT_MS", env.TESSERA_DB_STARTUP_TIMEOUT_MS, 30_000),
     shutdownTimeoutMs: integer("TESSERA_SHUTDOWN_TIMEOUT_MS", env.TESSERA_SHUTDOWN_TIMEOUT_MS, 25_000),
     cacheMaxAgeMs: integer("TESSERA_CACHE_MAX_AGE_MS", env.TESSERA_CACHE_MAX_AGE_MS, 30_000),
+    mockMaxDelayMs: integer("TESSERA_MOCK_MAX_DELAY_MS", env.TESSERA_MOCK_MAX_DELAY_MS, MOCK_MAX_DELAY_MS),
     evaluations: {
       batches: integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2),
       batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 50)),

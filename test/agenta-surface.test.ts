@@ -148,6 +148,7 @@ describe("catalog URIs in the reference's spelling (item 11)", () => {
     const { templates } = await p.ok("GET", "/applications/catalog/templates/");
     expect(templates.map((t: any) => t.data.uri).sort()).toEqual([
       "agenta:builtin:chat:v0", "agenta:builtin:completion:v0", "agenta:custom:code:v0", "agenta:custom:hook:v0",
+      "agenta:custom:mock:v0",
     ]);
     const evaluators = (await p.ok("GET", "/evaluators/catalog/templates/")).templates;
     expect(evaluators.every((t: any) => /^agenta:(builtin|custom):[a-z_0-9]+:v0$/.test(t.data.uri))).toBe(true);

@@ -33,10 +33,10 @@ const EVALUATOR_KEYS = [
 ];
 
 describe("application catalog", () => {
-  it("lists the four application templates with their flags and data", async () => {
+  it("lists the five application templates with their flags and data", async () => {
     const body = await get("/api/applications/catalog/templates/");
     expect(body.count).toBe(body.templates.length);
-    expect(body.templates.map((t: any) => t.key).sort()).toEqual(["chat", "code", "completion", "hook"]);
+    expect(body.templates.map((t: any) => t.key).sort()).toEqual(["chat", "code", "completion", "hook", "mock"]);
     for (const t of body.templates) {
       expect(t.flags.is_application).toBe(true);
       expect(Object.keys(t.flags).sort()).toEqual(["is_application", "is_archived", "is_evaluator", "is_recommended", "is_snippet"]);

@@ -1,11 +1,12 @@
 import { catalogFlags, deepFreeze, presetOf, type CatalogEntry, type CatalogTemplate } from "./entry.ts";
 import { object, openObject } from "./json-schema.ts";
+import { MOCK_ENTRY } from "./mock-template.ts";
 import { DEFAULT_MODEL } from "./models.ts";
 import { MESSAGE_SCHEMA, MESSAGES_SCHEMA } from "./types.ts";
 
 /*
  * Application templates: the built-in prompt handlers (completion, chat) and the custom handlers
- * (hook: a user's HTTP service; code: a user's script run by the hosted runtime).
+ * (hook: a user's HTTP service; code: a user's script run by the hosted runtime; mock: the deterministic test workflow).
  * URIs are spelled the reference's way (`agenta:`); `svc:` and short forms find the same template through lookup.ts.
  */
 
@@ -211,4 +212,5 @@ export const APPLICATION_ENTRIES: readonly CatalogEntry[] = deepFreeze([
       }),
     ],
   },
+  MOCK_ENTRY,
 ]);

@@ -112,7 +112,10 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
           scope, data: r.data, references: r.refs, inputs, outputs, testcase,
           options: {
             secrets, allowPrivateHooks: ctx.config.allowPrivateHooks, sandbox: ctx.sandbox?.runner(scope.projectId),
-            limits: { templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps } },
+            limits: {
+              templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps },
+              mockDelayMs: ctx.config.mockMaxDelayMs,
+            },
           },
         }));
       };

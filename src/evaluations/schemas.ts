@@ -90,3 +90,64 @@ export const AddScenariosBody = Type.Object({
   count: Type.Integer({ minimum: 0, maximum: MAX_BATCH }),
   timestamp: Nullable(Type.String({ format: "date-time" })),
 }, Open);
+
+// Queues: a run's scenarios handed to users (`data.user_ids`: one list of users per repeat).
+const QueueData = Type.Object({
+  user_ids: Nullable(Type.Array(Type.Array(Uuid, { maxItems: 1000 }), { maxItems: 100 })),
+  scenario_ids: Nullable(list(Uuid)),
+  step_keys: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 1000 })),
+  batch_size: Nullable(Type.Integer({ minimum: 1 })),
+  batch_offset: Nullable(Type.Integer({ minimum: 0 })),
+}, Open);
+const QueueFlags = Nullable(Type.Object({
+  is_default: Nullable(Type.Boolean()), is_sequential: Nullable(Type.Boolean()),
+}, Open));
+const QueueFields = {
+  ...metadata,
+  flags: QueueFlags,
+  name: Nullable(Type.String({ maxLength: 1024 })),
+  description: Nullable(Type.String({ maxLength: 65536 })),
+  status: Nullable(StatusSchema),
+  data: Nullable(QueueData),
+};
+const QueueEdit = Type.Object({ id: Nullable(Uuid), ...QueueFields }, Open);
+const QueueCreate = Type.Object({ ...QueueFields, run_id: Uuid }, Open);
+export const QueuesCreateBody = Type.Object({ queues: list(QueueCreate) }, Open);
+export const QueuesEditBody = Type.Object({ queues: list(QueueEdit) }, Open);
+export const QueueEditBody = Type.Object({ queue: QueueEdit }, Open);
+export const QueueIdsBody = ids("queue_ids");
+export const QueueQueryBody = query("queue");
+const UsersFilter = Nullable(Type.Object({
+  id: Nullable(Uuid), user_id: Nullable(Uuid), user_ids: Nullable(list(Uuid)),
+}, Open));
+export const QueueScenariosQueryBody = Type.Object({
+  queue: UsersFilter, scenario: Nullable(FreeObject), windowing: Nullable(WindowingSchema),
+}, Open);
+
+const Target = Nullable(Type.Union([
+  list(Uuid),
+  Type.Record(Type.String({ format: "uuid" }), Type.Union(["human", "auto", "custom"].map((o) => Type.Literal(o)))),
+]));
+export const SimpleQueueCreateBody = Type.Object({
+  queue: Type.Object({
+    ...metadata,
+    name: Nullable(Type.String({ maxLength: 1024 })),
+    description: Nullable(Type.String({ maxLength: 65536 })),
+    status: Nullable(StatusSchema),
+    data: Type.Object({
+      kind: Nullable(Type.Union(["queries", "testsets", "traces", "testcases"].map((k) => Type.Literal(k)))),
+      queries: Nullable(list(Uuid)),
+      testsets: Nullable(list(Uuid)),
+      evaluators: Target,
+      repeats: Nullable(Type.Integer({ minimum: 1, maximum: 100 })),
+      assignments: Nullable(Type.Array(Type.Array(Uuid, { maxItems: 1000 }), { maxItems: 100 })),
+      step_keys: Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 1000 })),
+      settings: Nullable(Type.Object({
+        batch_size: Nullable(Type.Integer({ minimum: 1 })), batch_offset: Nullable(Type.Integer({ minimum: 0 })),
+      }, Open)),
+    }, Open),
+  }, Open),
+}, Open);
+export const SimpleQueueQueryBody = query("queue");
+export const SimpleQueueScenariosQueryBody = QueueScenariosQueryBody;
+export const SimpleQueueTestcasesBody = Type.Object({ testcase_ids: list(Uuid) }, Open);

@@ -72,3 +72,11 @@ export const metrics: EntityTable = {
   slot: { columns: ["run_id", "scenario_id", "timestamp"], update: ["version", "flags", "tags", "meta", "status", "data"] },
   order: "ascending",
 };
+
+export const queues: EntityTable = {
+  table: "evaluation_queues",
+  fields: { version: EVALUATION_VERSION, name: null, description: null, ...metadata, status: "pending", data: null, run_id: null },
+  fixed: ["run_id"],
+  filters: { ...status("statuses"), run_id: within.run_id, run_ids: within.run_ids, ids: within.ids },
+  order: "descending",
+};

@@ -15,6 +15,7 @@ import { historyRoutes } from "./history-routes.ts";
 import { simpleRoutes } from "./simple-routes.ts";
 import { secretRoutes } from "../secrets/routes.ts";
 import { traceRoutes } from "../traces/routes.ts";
+import { queueRoutes } from "../evaluations/queues-routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
 
@@ -36,6 +37,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(accountRoutes, ctx);
   await app.register(traceRoutes, ctx);
   await app.register(evaluationRoutes, ctx);
+  await app.register(queueRoutes, ctx);
   await app.register(simpleEvaluationRoutes, ctx);
   await app.register(forkRoutes(kinds), ctx);
   await app.register(keyRoutes, ctx);

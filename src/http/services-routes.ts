@@ -42,7 +42,7 @@ const InvokeBody = Type.Object({
 type Body = { data?: Record<string, any> | null; references?: InvokeSources["references"]; selector?: InvokeSources["selector"]; flags?: { stream?: boolean | null } | null; session_id?: string | null };
 const KeyParams = Type.Object({ key: Type.String({ pattern: "^[A-Za-z0-9_-]+$" }), version: Type.String({ pattern: "^[A-Za-z0-9_.-]+$" }) });
 const RevisionParams = Type.Object({ revision_id: Type.String({ format: "uuid" }) });
-const CUSTOM = new Set(["hook", "code"]);
+const CUSTOM = new Set(["hook", "code", "mock"]);
 
 /**
  * The hosted runtime at `data.url`: `/services/{key}/{version}/invoke|inspect|health`, the root
@@ -148,7 +148,10 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
         parameters: config.data.parameters ?? {}, inputs, outputs: body.data?.outputs, trace: body.data?.trace, testcase: body.data?.testcase,
         secrets: await secretsOf(req.scope), allowPrivateHooks: ctx.config.allowPrivateHooks, traceIds: ids,
         sandbox: ctx.sandbox?.runner(req.scope.projectId),
-        limits: { templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps } },
+        limits: {
+          templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps },
+          mockDelayMs: ctx.config.mockMaxDelayMs,
+        },
       };
       const wantsStream = body.flags?.stream === true || (req.headers.accept ?? "").includes("text/event-stream");
       if (wantsStream) {

@@ -55,7 +55,7 @@ function prepare(wrapper: string) {
 
 /**
  * Adds the hosted runtime's address to what was stored: built-in handlers are served at
- * `/services/{key}/{version}`; custom code at its revision's own address, since the script that
+ * `/services/{key}/{version}` (the mock too); custom code at its revision's own address, since the script that
  * runs is part of the revision rather than of the request.
  */
 export function presentWorkflowData(row: RevisionRow, read: Pick<ReadContext, "config">): unknown {
@@ -63,7 +63,7 @@ export function presentWorkflowData(row: RevisionRow, read: Pick<ReadContext, "c
   if (!data?.uri) return data;
   const uri = parseUri(data.uri);
   if (!uri || !isHosted(uri)) return data;
-  const url = uri.kind === "custom" ? `${read.config.publicUrl}/services/revisions/${row.id}` : serviceUrl(read.config.publicUrl, uri);
+  const url = uri.kind === "custom" && uri.key === "code" ? `${read.config.publicUrl}/services/revisions/${row.id}` : serviceUrl(read.config.publicUrl, uri);
   return { ...data, url };
 }
 

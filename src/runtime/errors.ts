@@ -17,6 +17,7 @@ export const ERROR_TYPES = {
   codeMemoryLimit: `${DOCS}#v0:code:memory-limit`,
   codeBusy: `${DOCS}#v0:code:busy`,
   templateLimit: `${DOCS}#v0:templates:limit`,
+  mockError: `${DOCS}#v0:workflows:mock-error`,
   internal: `${DOCS}#v0:runtime:internal`,
 } as const;
 

@@ -23,8 +23,8 @@ export interface InvokeRequest {
   /** From `TESSERA_ALLOW_PRIVATE_HOOKS=true`: lets hooks and custom provider URLs reach private addresses over http. */
   allowPrivateHooks?: boolean;
   timeouts?: { providerMs?: number; hookMs?: number; codeMs?: number };
-  /** `templates`: one prompt's rendering budget (TESSERA_TEMPLATE_MAX_BYTES, TESSERA_TEMPLATE_MAX_STEPS). */
-  limits?: { codeMemoryBytes?: number; hookResponseBytes?: number; templates?: TemplateLimits };
+  /** `templates`: one prompt's rendering budget (TESSERA_TEMPLATE_MAX_BYTES, TESSERA_TEMPLATE_MAX_STEPS); `mockDelayMs`: TESSERA_MOCK_MAX_DELAY_MS. */
+  limits?: { codeMemoryBytes?: number; hookResponseBytes?: number; templates?: TemplateLimits; mockDelayMs?: number };
   /** Where custom code and user regexes run: the server's sandbox pool for the caller's project; this thread when absent. */
   sandbox?: RunSandbox;
   /** Fix the trace and root span ids up front (e.g. to send headers before a stream starts). */

@@ -4,6 +4,7 @@ import { DEFAULT_SANDBOX_LIMITS } from "./code/sandbox.ts";
 import { invalidInputs, invalidParameters, toWorkflowError, type WorkflowError } from "./errors.ts";
 import { isEvaluatorKey, runEvaluator } from "./evaluators/registry.ts";
 import { callHook, HOOK_MAX_RESPONSE_BYTES, HOOK_TIMEOUT_MS } from "./hook.ts";
+import { runMock } from "./mock/mock.ts";
 import { headerProblem } from "./net/header-text.ts";
 import { toModelMessages } from "./messages.ts";
 import { renderPrompt, type PromptMode } from "./prompt.ts";
@@ -20,7 +21,7 @@ export interface WorkflowResult extends TraceRecord {
 
 export type StreamEvent = { type: "delta"; text: string } | { type: "done"; result: WorkflowResult };
 
-type HandlerKind = PromptMode | "hook" | "code" | "evaluator";
+type HandlerKind = PromptMode | "hook" | "code" | "evaluator" | "mock";
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -28,7 +29,7 @@ function handlerFor(uri: WorkflowUri | null, raw: string): HandlerKind {
   if (uri?.provider === "svc" && uri.version === "v0") {
     if (uri.kind === "builtin" && (uri.key === "completion" || uri.key === "chat")) return uri.key;
     if (uri.kind === "builtin" && isEvaluatorKey(uri.key)) return "evaluator";
-    if (uri.kind === "custom" && (uri.key === "hook" || uri.key === "code")) return uri.key;
+    if (uri.kind === "custom" && (uri.key === "hook" || uri.key === "code" || uri.key === "mock")) return uri.key;
   }
   throw invalidParameters(`No hosted handler for workflow URI '${raw}'`);
 }
@@ -107,13 +108,14 @@ class Invocation {
     if (kind === "hook") return this.hook();
     if (kind === "code") return this.code();
     if (kind === "evaluator") return this.evaluator();
+    if (kind === "mock") return { outputs: await this.mock() };
     const result = await complete(this.llmCall(kind));
     return this.llmDone(result);
   }
 
   async *stream(): AsyncGenerator<{ type: "delta"; text: string } | { type: "done"; outcome: Outcome }> {
     const kind = this.kind();
-    if (kind === "hook" || kind === "code" || kind === "evaluator") {
+    if (kind === "hook" || kind === "code" || kind === "evaluator" || kind === "mock") {
       yield { type: "done", outcome: await this.run() };
       return;
     }
@@ -188,6 +190,11 @@ class Invocation {
     this.callSpan.set({ entry: result.entry, outputs: result.outputs });
     this.callSpan.end();
     return { outputs: result.outputs };
+  }
+
+  mock(): Promise<unknown> {
+    const { parameters, inputs } = this;
+    return runMock({ parameters, inputs, outputs: this.request.outputs, maxDelayMs: this.request.limits?.mockDelayMs });
   }
 
   evaluator(): Promise<Outcome> {

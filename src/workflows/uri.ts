@@ -30,9 +30,10 @@ export function formatUri(u: WorkflowUri): string {
   return `${u.provider}:${u.kind}:${u.key}:${u.version}`;
 }
 
-/** Handlers that the hosted runtime serves itself (built-in prompts and custom code). */
+/** Handlers that the hosted runtime serves itself (built-in prompts, custom code and the mock). */
 export function isHosted(u: WorkflowUri): boolean {
-  return u.provider === "svc" && (u.kind === "builtin" || (u.kind === "custom" && u.key === "code"));
+  if (u.provider !== "svc") return false;
+  return u.kind === "builtin" || (u.kind === "custom" && (u.key === "code" || u.key === "mock"));
 }
 
 /** The address of a hosted handler: `{publicUrl}/services/{key}/{version}`. */

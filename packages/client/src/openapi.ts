@@ -3681,6 +3681,387 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/queues/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create queues */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queues: ({
+                            data?: ({
+                                batch_offset?: number | null;
+                                batch_size?: number | null;
+                                scenario_ids?: string[] | null;
+                                step_keys?: string[] | null;
+                                user_ids?: string[][] | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            description?: string | null;
+                            flags?: ({
+                                is_default?: boolean | null;
+                                is_sequential?: boolean | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            /** Format: uuid */
+                            run_id: string;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        /** Delete queues */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queue_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit queues */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queues: ({
+                            data?: ({
+                                batch_offset?: number | null;
+                                batch_size?: number | null;
+                                scenario_ids?: string[] | null;
+                                step_keys?: string[] | null;
+                                user_ids?: string[][] | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            description?: string | null;
+                            flags?: ({
+                                is_default?: boolean | null;
+                                is_sequential?: boolean | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/queues/{queue_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a queue */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a queue */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Edit a queue */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queue: {
+                            data?: ({
+                                batch_offset?: number | null;
+                                batch_size?: number | null;
+                                scenario_ids?: string[] | null;
+                                step_keys?: string[] | null;
+                                user_ids?: string[][] | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            description?: string | null;
+                            flags?: ({
+                                is_default?: boolean | null;
+                                is_sequential?: boolean | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/evaluations/queues/{queue_id}/scenarios/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The scenarios of a queue a user is assigned */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queue?: ({
+                            id?: string | null;
+                            user_id?: string | null;
+                            user_ids?: string[] | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        scenario?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/evaluations/queues/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query queues */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queue?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations/results/": {
         parameters: {
             query?: never;
@@ -8785,6 +9166,298 @@ export interface paths {
         get: operations["list_evaluator_templates"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queues/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a queue and its run */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queue: {
+                            data: {
+                                assignments?: string[][] | null;
+                                evaluators?: (string[] | {
+                                    [key: string]: "human" | "auto" | "custom";
+                                }) | null;
+                                kind?: ("queries" | "testsets" | "traces" | "testcases") | null;
+                                queries?: string[] | null;
+                                repeats?: number | null;
+                                settings?: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                step_keys?: string[] | null;
+                                testsets?: string[] | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            status?: ("pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled") | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queues/{queue_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a simple queue */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a simple queue */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queues/{queue_id}/scenarios/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The scenarios of a simple queue a user is assigned */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queue?: ({
+                            id?: string | null;
+                            user_id?: string | null;
+                            user_ids?: string[] | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        scenario?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queues/{queue_id}/testcases/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send testcases to a queue */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        testcase_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queues/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query simple queues */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        queue?: {
+                            [key: string]: unknown;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -1,0 +1,189 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
+import { badRequest, notFound } from "../errors.ts";
+import { testsets } from "../kinds/testsets.ts";
+import { idPages, type StoredIds } from "../testsets/chunk-lists.ts";
+import { loadTestcases } from "../testsets/testcases.ts";
+import { findRevision } from "../versioning/revisions.ts";
+import { deleteRows, fetchRows, insertRows, type Row } from "./entity-table.ts";
+import { createQueues, isDefaultShaped, type QueueData } from "./queues.ts";
+import { assertOpenRuns } from "./runs.ts";
+import { buildSteps, type Origin, type RunStep, type Target } from "./run-steps.ts";
+import { queues, results, runs, scenarios } from "./tables.ts";
+
+/*
+ * Simple queues, the reference's shortcut for human annotation: one call makes a run whose steps are a
+ * source (testcases sent later, or pinned testset revisions) and human evaluators, and its queue. Each
+ * testcase becomes a scenario; annotating is writing the human steps' results.
+ */
+
+/** The source step testcases sent to a `testcases` queue are recorded under. */
+export const TESTCASES_STEP = "testcases";
+
+export type SimpleQueueKind = "queries" | "testsets" | "traces" | "testcases";
+
+export interface SimpleQueueInput {
+  name?: string | null;
+  description?: string | null;
+  tags?: Record<string, unknown> | null;
+  meta?: Record<string, unknown> | null;
+  status?: string | null;
+  data: {
+    kind?: SimpleQueueKind | null;
+    queries?: string[] | null;
+    testsets?: string[] | null;
+    evaluators?: Target | null;
+    repeats?: number | null;
+    assignments?: string[][] | null;
+    step_keys?: string[] | null;
+    settings?: { batch_size?: number | null; batch_offset?: number | null } | null;
+  };
+}
+
+/** The queue's kind, checked against its sources (400 when they disagree or one is missing). */
+function kindOf(data: SimpleQueueInput["data"]): "testsets" | "testcases" {
+  const hasTestsets = (data.testsets?.length ?? 0) > 0;
+  if ((data.queries?.length ?? 0) > 0 || data.kind === "queries" || data.kind === "traces") {
+    throw badRequest("Only testcases and testsets queues are supported: queries and traces are not");
+  }
+  if (!data.kind && !hasTestsets) throw badRequest("A simple queue needs data.kind or data.testsets");
+  if (hasTestsets && data.kind && data.kind !== "testsets") {
+    throw badRequest("A testset-backed queue has kind 'testsets'");
+  }
+  if (data.kind === "testsets" && !hasTestsets) {
+    throw badRequest("kind 'testsets' needs data.testsets (testset revision ids)");
+  }
+  return hasTestsets ? "testsets" : "testcases";
+}
+
+/** Evaluators without an origin are human ones in a queue; a queue needs at least one human evaluator. */
+function humanTargets(evaluators: Target | null | undefined): Record<string, Origin> {
+  const targets: Record<string, Origin> = Array.isArray(evaluators)
+    ? Object.fromEntries(evaluators.map((id) => [id, "human" as const]))
+    : { ...(evaluators ?? {}) };
+  if (Object.keys(targets).length === 0) throw badRequest("A simple queue needs data.evaluators");
+  if (!Object.values(targets).includes("human")) throw badRequest("A simple queue needs at least one human evaluator");
+  return targets;
+}
+
+/** Creates the run (source and evaluator steps, scenarios of its testset revisions) and its queue. */
+export async function createSimpleQueue(tx: Queryable, scope: Scope, input: SimpleQueueInput): Promise<Row> {
+  const { data } = input;
+  const kind = kindOf(data);
+  const evaluators = humanTargets(data.evaluators);
+  const steps: RunStep[] = await buildSteps(tx, scope, {
+    testset_steps: data.testsets ?? null, evaluator_steps: evaluators,
+  });
+  if (kind === "testcases") steps.unshift({ key: TESTCASES_STEP, type: "input", origin: "custom", references: {} });
+  const lanes = data.assignments?.length ?? 0;
+  const repeats = Math.max(data.repeats ?? 1, lanes, 1);
+  const annotations = steps.filter((s) => s.type === "annotation");
+  const flags = {
+    is_live: false, is_active: true, is_closed: false, is_queue: true, is_cached: false, is_split: false,
+    has_queries: false, has_testsets: kind === "testsets", has_traces: false, has_testcases: kind === "testcases",
+    has_evaluators: true, has_custom: annotations.some((s) => s.origin === "custom"), has_human: true,
+    has_auto: annotations.some((s) => s.origin === "auto"),
+  };
+  const status = input.status ?? "running";
+  const [run] = await insertRows(tx, scope, runs, [{
+    name: input.name, description: input.description, tags: input.tags, meta: input.meta, flags, status,
+    data: { steps, repeats, concurrency: null, mappings: [] },
+  }]);
+  const settings = data.settings ?? {};
+  const queueData: QueueData = {
+    user_ids: lanes ? data.assignments : null, scenario_ids: null, step_keys: data.step_keys ?? null,
+    batch_size: settings.batch_size ?? null, batch_offset: settings.batch_offset ?? null,
+  };
+  const isSequential = settings.batch_size != null || settings.batch_offset != null;
+  const [queue] = await createQueues(tx, scope, [{
+    name: input.name, description: input.description, tags: input.tags, meta: input.meta, status, run_id: run.id,
+    flags: { is_default: !isSequential && isDefaultShaped(queueData), is_sequential: isSequential }, data: queueData,
+  }]);
+  for (const step of steps.filter((s) => s.references.testset_revision)) {
+    const revision = await findRevision(tx, scope, testsets, { id: step.references.testset_revision.id });
+    for await (const ids of idPages(tx, scope.projectId, revision.data as StoredIds | null)) {
+      await addScenarios(tx, scope, run.id as string, step.key, ids);
+    }
+  }
+  return simpleQueueRecord(queue, run);
+}
+
+/** One scenario per testcase, its input result naming the testcase. */
+async function addScenarios(tx: Queryable, scope: Scope, runId: string, stepKey: string, testcaseIds: string[]) {
+  const made = await insertRows(tx, scope, scenarios, testcaseIds.map(() => ({ run_id: runId, status: "pending" })));
+  await insertRows(tx, scope, results, made.map((s, i) => ({
+    run_id: runId, scenario_id: s.id, step_key: stepKey, testcase_id: testcaseIds[i], status: "success",
+  })));
+  return made;
+}
+
+/** Sends testcases to a `testcases` queue: each becomes a scenario (404 unknown, 409 closed run). */
+export async function addTestcases(
+  tx: Queryable, scope: Scope, queueId: string, testcaseIds: string[],
+): Promise<string | null> {
+  const found = await loadQueue(tx, scope, queueId);
+  if (!found) return null;
+  const steps = ((found.run.data as { steps?: RunStep[] } | null)?.steps ?? []);
+  if (!steps.some((s) => s.key === TESTCASES_STEP)) {
+    throw badRequest(`Queue ${queueId} takes its scenarios from testsets, not testcases`);
+  }
+  await assertOpenRuns(tx, scope, [found.run.id as string]);
+  const unique = [...new Set(testcaseIds)];
+  const known = new Set((await loadTestcases(tx, scope.projectId, unique)).map((t) => t.id));
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length) throw notFound(`Testcases not found: ${missing.join(", ")}`);
+  await addScenarios(tx, scope, found.run.id as string, TESTCASES_STEP, unique);
+  return queueId;
+}
+
+/** The queue and its run, when both are the caller's. */
+export async function loadQueue(
+  db: Queryable, scope: Scope, queueId: string,
+): Promise<{ queue: Row; run: Row } | null> {
+  const [queue] = await fetchRows(db, scope, queues, [queueId]);
+  if (!queue) return null;
+  const [run] = await fetchRows(db, scope, runs, [queue.run_id as string]);
+  return run ? { queue, run } : null;
+}
+
+/** Deletes a simple queue; its run's default queue goes with the run, as in the reference. */
+export async function deleteSimpleQueue(tx: Queryable, scope: Scope, queueId: string): Promise<string | null> {
+  const found = await loadQueue(tx, scope, queueId);
+  if (!found) return null;
+  const isDefault = (found.queue.flags as { is_default?: boolean }).is_default;
+  if (isDefault) await deleteRows(tx, scope, runs, [found.run.id as string]);
+  else await deleteRows(tx, scope, queues, [queueId]);
+  return queueId;
+}
+
+/** The run's source kind, read from its input steps (null for a run that is not a simple queue's). */
+export function queueKind(run: Row): SimpleQueueKind | null {
+  const steps = ((run.data as { steps?: RunStep[] } | null)?.steps ?? []);
+  if (steps.some((s) => s.key === TESTCASES_STEP && s.type === "input")) return "testcases";
+  if (steps.some((s) => s.type === "input" && s.references.testset_revision)) return "testsets";
+  return null;
+}
+
+/** A queue in the reference's `SimpleQueue` shape: its assignments, repeats, settings and sources. */
+export function simpleQueueRecord(queue: Row, run: Row): Row {
+  const data = (queue.data ?? {}) as QueueData;
+  const steps = ((run.data as { steps?: RunStep[] } | null)?.steps ?? []);
+  const testsetIds = [...new Set(steps.filter((s) => s.type === "input" && s.references.testset_revision)
+    .map((s) => s.references.testset_revision.id))];
+  const runRepeats = (run.data as { repeats?: number } | null)?.repeats ?? 1;
+  const lanes = data.user_ids?.length ?? 0;
+  const repeats = Math.max(runRepeats, lanes);
+  const batched = data.batch_size != null || data.batch_offset != null;
+  return {
+    id: queue.id, name: queue.name, description: queue.description,
+    created_at: queue.created_at, updated_at: queue.updated_at ?? queue.created_at, deleted_at: queue.deleted_at,
+    created_by_id: queue.created_by_id, updated_by_id: queue.updated_by_id, deleted_by_id: queue.deleted_by_id,
+    flags: queue.flags, tags: queue.tags, meta: queue.meta, status: queue.status,
+    data: {
+      kind: queueKind(run), queries: null, testsets: testsetIds.length ? testsetIds : null,
+      assignments: lanes ? data.user_ids : null, repeats: repeats > 1 ? repeats : null,
+      settings: batched ? { batch_size: data.batch_size ?? null, batch_offset: data.batch_offset ?? null } : null,
+    },
+    run_id: queue.run_id,
+  };
+}
