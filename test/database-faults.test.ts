@@ -151,6 +151,8 @@ describe.skipIf(!process.env.DATABASE_URL)("database faults (PostgreSQL)", () =>
   });
 
   it("while only B's listener is away, B caches nothing: a deploy and a revocation through A are served at once", { timeout: 60_000 }, async () => {
+    // The previous test's outage must be over for the listener too before it is cut again.
+    await expect.poll(() => count(b.output.stdout, "database change listener is back"), { timeout: 20_000 }).toBe(1);
     const revoked = await newKey();
     proxy.cut(`${NAME_B} listener`);
     await expect.poll(() => count(b.output.stdout, "lost the database change listener"), { timeout: 10_000 }).toBe(2);
