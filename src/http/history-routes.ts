@@ -37,7 +37,9 @@ export function historyRoutes(kind: Kind, all: Kind[]) {
   }, { additionalProperties: false });
 
   const RevisionAnswer = countedOne(`${n}_revision`, RevisionRecordSchema);
-  const Resolved = Type.Object({ ...RevisionAnswer.properties, resolution_info: FreeObject }, { additionalProperties: true });
+  // The stored revision's record, or the revision sent inline (any fields), with its data resolved.
+  const ResolvedRevision = Type.Object({ data: Type.Optional(Type.Unknown()) }, { additionalProperties: true });
+  const Resolved = Type.Object({ count: Type.Integer(), [`${n}_revision`]: ResolvedRevision, resolution_info: FreeObject }, { additionalProperties: true });
   const Diff = Type.Object({ count: Type.Integer(), diff: FreeObject }, { additionalProperties: true });
 
   return async function routes(app: FastifyInstance, ctx: AppContext) {

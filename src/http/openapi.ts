@@ -47,10 +47,10 @@ const ERROR_SCHEMAS = {
   },
 };
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } },
-});
+/** `components.responses.Error{status}`: one shared answer per status, referenced by every operation. */
+const ERROR_RESPONSES = Object.fromEntries(Object.entries(ERROR_STATUSES).map(([status, description]) => [
+  `Error${status}`, { description, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorResponse" } } } },
+]));
 
 type Operation = { responses?: Record<string, unknown> };
 
@@ -58,10 +58,11 @@ type Operation = { responses?: Record<string, unknown> };
 function documentErrors(openapiObject: Record<string, any>): Record<string, any> {
   openapiObject.components = { ...openapiObject.components };
   openapiObject.components.schemas = { ...openapiObject.components.schemas, ...ERROR_SCHEMAS };
+  openapiObject.components.responses = { ...openapiObject.components.responses, ...ERROR_RESPONSES };
   for (const item of Object.values<Record<string, Operation>>(openapiObject.paths ?? {})) {
     for (const operation of Object.values(item)) {
       const responses = (operation.responses ??= {});
-      for (const [status, description] of Object.entries(ERROR_STATUSES)) responses[status] ??= errorResponse(description);
+      for (const status of Object.keys(ERROR_STATUSES)) responses[status] ??= { $ref: `#/components/responses/Error${status}` };
       // An answer no schema describes yet is still documented as the JSON object it is.
       const success = Object.keys(responses).filter((status) => status.startsWith("2") && status !== "204");
       for (const status of success) {

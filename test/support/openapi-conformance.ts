@@ -3,8 +3,11 @@ import addFormats from "ajv-formats";
 import type { ValidateFunction } from "ajv";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 
-type Document = { paths: Record<string, Record<string, { responses?: Record<string, Response> }>>; components?: unknown };
-type Response = { content?: Record<string, { schema?: unknown }> };
+type Document = {
+  paths: Record<string, Record<string, { responses?: Record<string, Response> }>>;
+  components?: { responses?: Record<string, Response> };
+};
+type Response = { $ref?: string; content?: Record<string, { schema?: unknown }> };
 
 /**
  * Checks answers against the server's own OpenAPI document: the status must be documented for the
@@ -40,7 +43,8 @@ export class OpenApiConformance {
     if (!route) return null;
     const where = `${method.toUpperCase()} ${route.template} → ${res.statusCode}`;
     const responses = this.#doc.paths[route.template]![method.toLowerCase()]!.responses ?? {};
-    const documented = responses[String(res.statusCode)] ?? responses[`${String(res.statusCode)[0]}XX`] ?? responses.default;
+    const declared = responses[String(res.statusCode)] ?? responses[`${String(res.statusCode)[0]}XX`] ?? responses.default;
+    const documented = declared?.$ref ? this.#doc.components?.responses?.[declared.$ref.split("/").pop()!] : declared;
     if (!documented) return `${where}: status not documented in the OpenAPI document (documented: ${Object.keys(responses).join(", ")}); body: ${res.body.slice(0, 500)}`;
     const type = String(res.headers["content-type"] ?? "");
     // A compressed body is checked by the tests that ask for compression, not here.

@@ -33,8 +33,26 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            credentials: string;
+                            /** @enum {string} */
+                            effect: "allow";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -91,15 +109,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -134,15 +183,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit application */
@@ -183,15 +263,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -229,15 +340,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -274,15 +416,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -438,15 +611,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            applications: {
+                            applications: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -511,15 +715,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -554,15 +799,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit application revision metadata */
@@ -603,15 +896,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -649,15 +983,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -694,15 +1069,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -870,15 +1286,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -950,15 +1407,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1016,8 +1514,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1093,15 +1610,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revisions: {
+                            application_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1186,15 +1744,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revisions: {
+                            application_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1257,8 +1856,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            application_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            count: number;
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1330,15 +1953,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1392,8 +2063,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            count: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1450,15 +2171,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1493,15 +2247,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit application variant */
@@ -1542,15 +2329,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -1588,15 +2408,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1633,15 +2486,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1706,15 +2592,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1790,15 +2709,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variants: {
+                            application_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1854,14 +2806,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1897,14 +2880,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit environment */
@@ -1946,14 +2960,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -1992,14 +3037,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2037,14 +3113,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2116,14 +3223,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environments: {
+                            environments: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2186,14 +3324,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2229,14 +3408,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit environment revision metadata */
@@ -2278,14 +3505,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -2324,14 +3592,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2369,14 +3678,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2507,14 +3857,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2572,8 +3963,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2641,14 +4051,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revisions: {
+                            environment_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2734,14 +4185,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revisions: {
+                            environment_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2804,8 +4296,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            environment_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2862,14 +4378,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2923,8 +4487,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2981,14 +4595,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3024,14 +4671,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit environment variant */
@@ -3073,14 +4753,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -3119,14 +4832,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3164,14 +4910,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3237,14 +5016,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3321,14 +5133,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variants: {
+                            environment_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3390,8 +5235,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Set metrics (one per run, scenario and time bucket) */
@@ -3439,8 +5305,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete metrics */
@@ -3466,8 +5353,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -3517,8 +5419,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -3547,8 +5470,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -3570,8 +5514,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -3622,8 +5581,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3671,8 +5651,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3740,8 +5741,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Set results (one per scenario, step and repeat) */
@@ -3795,8 +5817,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete results */
@@ -3822,8 +5865,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            result_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -3879,8 +5937,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -3909,8 +5988,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            result?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -3932,8 +6032,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            result_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -3984,8 +6099,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4045,8 +6181,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete runs */
@@ -4072,8 +6229,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4121,8 +6293,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -4151,8 +6344,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -4174,8 +6388,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4225,8 +6454,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -4259,8 +6509,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4297,8 +6568,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4339,8 +6631,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4382,8 +6695,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            comparison: {
+                                [key: string]: unknown;
+                            };
+                            count: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4424,8 +6756,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4477,8 +6830,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4537,8 +6911,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete scenarios */
@@ -4564,8 +6959,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4610,8 +7020,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -4640,8 +7071,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -4663,8 +7115,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4711,8 +7178,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -4760,8 +7248,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4817,14 +7326,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4860,14 +7400,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit evaluator */
@@ -4909,14 +7480,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -4955,14 +7557,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5000,14 +7633,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5164,14 +7828,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluators: {
+                            evaluators: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5237,14 +7932,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5280,14 +8016,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit evaluator revision metadata */
@@ -5329,14 +8113,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -5375,14 +8200,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5420,14 +8286,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5596,14 +8503,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5676,14 +8624,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5741,8 +8730,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5819,14 +8827,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revisions: {
+                            evaluator_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5912,14 +8961,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revisions: {
+                            evaluator_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5982,8 +9072,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluator_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6056,14 +9170,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6117,8 +9279,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6176,14 +9388,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6219,14 +9464,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit evaluator variant */
@@ -6268,14 +9546,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -6314,14 +9625,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6359,14 +9703,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6432,14 +9809,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6516,14 +9926,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variants: {
+                            evaluator_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6560,6 +10003,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6598,6 +10051,15 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
                 /** @description Default Response */
                 503: {
                     headers: {
@@ -6658,6 +10120,16 @@ export interface paths {
                         }[];
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6687,6 +10159,16 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6728,6 +10210,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -6757,8 +10249,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            created_at: string;
+                            email: string;
+                            id: string;
+                            uid: string;
+                            updated_at: string;
+                            username: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6791,8 +10304,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": ({
+                            is_default_project: boolean;
+                            is_demo: boolean;
+                            organization_id: string;
+                            organization_name?: string | null;
+                            project_id: string;
+                            project_name?: string | null;
+                            user_role?: string | null;
+                            workspace_id: string;
+                            workspace_name?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6827,8 +10364,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            is_default_project: boolean;
+                            is_demo: boolean;
+                            organization_id: string;
+                            organization_name?: string | null;
+                            project_id: string;
+                            project_name?: string | null;
+                            user_role?: string | null;
+                            workspace_id: string;
+                            workspace_name?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6861,8 +10422,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            is_default_project: boolean;
+                            is_demo: boolean;
+                            organization_id: string;
+                            organization_name?: string | null;
+                            project_id: string;
+                            project_name?: string | null;
+                            user_role?: string | null;
+                            workspace_id: string;
+                            workspace_name?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6895,8 +10480,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": ({
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6936,8 +10554,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6970,8 +10621,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Rename or replace a secret */
@@ -7011,8 +10695,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -7028,13 +10745,23 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Deleted */
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -7124,6 +10851,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7167,6 +10904,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple application */
@@ -7243,6 +10990,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -7289,6 +11046,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7334,6 +11101,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7411,6 +11188,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7485,6 +11272,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7528,6 +11325,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple environment */
@@ -7588,6 +11395,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -7634,6 +11451,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7679,6 +11506,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7724,6 +11561,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7769,6 +11616,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7846,6 +11703,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7920,8 +11787,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7954,8 +11842,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -7977,8 +11886,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -8042,8 +11966,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -8074,8 +12019,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8110,8 +12076,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8181,8 +12168,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8215,8 +12223,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            progress: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -8262,8 +12289,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8298,8 +12346,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8334,8 +12403,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8387,8 +12477,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluations: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8479,6 +12590,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8522,6 +12643,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple evaluator */
@@ -8598,6 +12729,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -8644,6 +12785,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8689,6 +12840,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8766,6 +12927,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8868,6 +13039,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8902,13 +13083,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The revision's testcases as a file (content-disposition: attachment) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        }[];
+                        "application/jsonl": string;
+                        "text/csv": string;
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8936,15 +13133,54 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description The CSV, JSON or JSON Lines file (send the other fields before it)
+                         */
+                        file: string;
+                        /**
+                         * @description Defaults to the file name's extension, else csv
+                         * @enum {string}
+                         */
+                        file_type?: "csv" | "json" | "jsonl";
+                        /** @description Description */
+                        testset_description?: string;
+                        /** @description Meta as a JSON object */
+                        testset_meta?: string;
+                        /** @description Name (a new testset defaults to the file name) */
+                        testset_name?: string;
+                        /** @description Slug (a new testset defaults to the file name) */
+                        testset_slug?: string;
+                        /** @description Tags as a JSON object */
+                        testset_tags?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8988,6 +13224,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple testset */
@@ -9059,6 +13305,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -9105,6 +13361,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9150,6 +13416,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9227,6 +13503,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9252,15 +13538,54 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description The CSV, JSON or JSON Lines file (send the other fields before it)
+                         */
+                        file: string;
+                        /**
+                         * @description Defaults to the file name's extension, else csv
+                         * @enum {string}
+                         */
+                        file_type?: "csv" | "json" | "jsonl";
+                        /** @description Description */
+                        testset_description?: string;
+                        /** @description Meta as a JSON object */
+                        testset_meta?: string;
+                        /** @description Name (a new testset defaults to the file name) */
+                        testset_name?: string;
+                        /** @description Slug (a new testset defaults to the file name) */
+                        testset_slug?: string;
+                        /** @description Tags as a JSON object */
+                        testset_tags?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9351,6 +13676,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9394,6 +13729,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple workflow */
@@ -9470,6 +13815,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -9516,6 +13871,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9561,6 +13926,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9638,6 +14013,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9685,6 +14070,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -9730,6 +14125,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -9806,6 +14211,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9861,14 +14276,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9904,14 +14350,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit testset */
@@ -9953,14 +14430,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -9999,14 +14507,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10044,14 +14583,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10123,14 +14693,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testsets: {
+                            testsets: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10193,14 +14794,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10235,13 +14877,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The revision's testcases as a file (content-disposition: attachment) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        }[];
+                        "application/jsonl": string;
+                        "text/csv": string;
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10269,15 +14927,48 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description The CSV, JSON or JSON Lines file (send the other fields before it)
+                         */
+                        file: string;
+                        /**
+                         * @description Defaults to the file name's extension, else csv
+                         * @enum {string}
+                         */
+                        file_type?: "csv" | "json" | "jsonl";
+                        /** @enum {string} */
+                        include_testcases?: "true" | "false";
+                        /** @description Commit message (default Upload) */
+                        message?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10316,14 +15007,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit testset revision metadata */
@@ -10365,14 +15104,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -10411,14 +15191,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10456,14 +15277,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10700,14 +15562,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10765,8 +15668,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10834,14 +15756,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revisions: {
+                            testset_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10927,14 +15890,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revisions: {
+                            testset_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10997,8 +16001,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                            testset_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11073,14 +16101,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11134,8 +16210,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11192,14 +16318,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11235,14 +16394,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit testset variant */
@@ -11284,14 +16476,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -11330,14 +16555,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11375,14 +16633,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11448,14 +16739,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11532,14 +16856,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variants: {
+                            testset_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11572,8 +16929,46 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace: {
+                                created_at: unknown;
+                                inputs: unknown;
+                                latency_ms: number;
+                                outputs: unknown;
+                                references?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                span_id: string;
+                                spans: unknown[];
+                                status: {
+                                    code: number;
+                                    message?: string;
+                                    type?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                                usage: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -11623,13 +17018,55 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The new variant, also under `{kind}_variant` */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            variant: {
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11685,14 +17122,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11728,14 +17196,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit workflow */
@@ -11777,14 +17276,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -11823,14 +17353,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11868,14 +17429,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12083,14 +17675,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflows: {
+                            workflows: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12153,14 +17776,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12196,14 +17860,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit workflow revision metadata */
@@ -12245,14 +17957,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -12291,14 +18044,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12336,14 +18130,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12506,14 +18341,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12586,14 +18462,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12651,8 +18568,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12720,14 +18656,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revisions: {
+                            workflow_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12813,14 +18790,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revisions: {
+                            workflow_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12883,8 +18901,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                            workflow_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12957,14 +18999,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13018,8 +19108,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13076,14 +19216,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13119,14 +19292,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit workflow variant */
@@ -13168,14 +19374,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -13214,14 +19453,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13259,14 +19531,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13332,14 +19637,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13416,14 +19754,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variants: {
+                            workflow_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13457,8 +19828,25 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -13542,7 +19930,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                parameters?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                schemas?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                uri?: string | null;
+                                url?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            references?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -13625,7 +20357,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                outputs: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                /** @enum {number} */
+                                code: 200;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -13657,8 +20733,25 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -13739,7 +20832,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                parameters?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                schemas?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                uri?: string | null;
+                                url?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            references?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -13819,7 +21256,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                outputs: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                /** @enum {number} */
+                                code: 200;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -13901,7 +21682,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                parameters?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                schemas?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                uri?: string | null;
+                                url?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            references?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -13983,7 +22108,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                outputs: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                /** @enum {number} */
+                                code: 200;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -13996,8 +22465,115 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        /** @description An error: `detail` is a message, a list of validation issues, or an object naming what failed */
+        ErrorResponse: {
+            detail: string | components["schemas"]["ValidationIssue"][] | {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ValidationIssue: {
+            loc: (string | number)[];
+            msg: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+    };
+    responses: {
+        /** @description Malformed request (body, multipart form, URL) */
+        Error400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Missing or invalid API key */
+        Error401: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The key may not take this action */
+        Error403: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No such resource in this project */
+        Error404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Conflict with the current state (a slug taken, a stale base revision) */
+        Error409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Body or file larger than its limit */
+        Error413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Unsupported content type */
+        Error415: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Invalid input: `detail` lists each problem with its location */
+        Error422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Too many requests or concurrent runs */
+        Error429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Database unavailable or busy: retry later */
+        Error503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -14069,6 +22645,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_application_catalog_template: {
@@ -14136,6 +22722,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_application_catalog_presets: {
@@ -14204,6 +22800,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_application_catalog_preset: {
@@ -14272,6 +22878,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_application_catalog_types: {
@@ -14302,6 +22918,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_catalog_templates: {
@@ -14368,6 +22994,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_evaluator_catalog_template: {
@@ -14435,6 +23071,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_catalog_presets: {
@@ -14503,6 +23149,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_evaluator_catalog_preset: {
@@ -14571,6 +23227,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_catalog_types: {
@@ -14601,6 +23267,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_templates: {
@@ -14645,6 +23321,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_harnesses: {
@@ -14675,6 +23361,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_harness: {
@@ -14709,6 +23405,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_templates: {
@@ -14781,6 +23487,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_template: {
@@ -14848,6 +23564,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_presets: {
@@ -14916,6 +23642,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_preset: {
@@ -14984,6 +23720,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_types: {
@@ -15014,6 +23760,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_type: {
@@ -15048,6 +23804,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
 }
