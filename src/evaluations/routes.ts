@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
+import { documentationOnly } from "../http/openapi.ts";
 import { IdParam } from "../schema-parts.ts";
+import { countedMany, countedOne } from "../versioning/record-schemas.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { deleteRows, fetchRows, insertRows, queryRows, type EntityTable, type Row } from "./entity-table.ts";
 import { refreshMetrics, setMetrics } from "./metrics.ts";
@@ -19,6 +22,14 @@ const many = (name: string, rows: Row[], windowing?: Windowing | null) => ({
 });
 const tags = ["Evaluations"];
 
+// Answers as documented: entities are open records (each entity's fields are in schemas.ts's bodies).
+const Entity = Type.Object({ id: Type.String() }, { additionalProperties: true });
+const answers = (schema: object) => documentationOnly({ response: { 200: schema } });
+const answersOne = (key: string) => answers(countedOne(key, Entity));
+const answersMany = (key: string) => answers(countedMany(key, Entity));
+const answersIds = (key: string) => answers(Type.Object({ count: Type.Integer(), [key]: Type.Array(Type.String()) }));
+const answersId = (key: string) => answers(Type.Object({ count: Type.Integer(), [key]: Type.Union([Type.String(), Type.Null()]) }));
+
 /**
  * The reference's evaluation entities over HTTP: runs, scenarios, results and metrics, created in batches,
  * edited, queried and deleted. An id that is not the caller's reads as `count: 0`; a write into a closed
@@ -28,10 +39,10 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
   const { db } = ctx;
 
   // Runs
-  app.post("/evaluations/runs/", { schema: { tags, summary: "Create runs", body: s.RunsCreateBody } }, async (req) => {
+  app.post("/evaluations/runs/", { schema: { tags, summary: "Create runs", body: s.RunsCreateBody }, config: answersMany("runs") }, async (req) => {
     return many("runs", await insertRows(db, req.scope, runs, (req.body as Body).runs));
   });
-  app.patch("/evaluations/runs/", { schema: { tags, summary: "Edit runs", body: s.RunsEditBody } }, async (req) => {
+  app.patch("/evaluations/runs/", { schema: { tags, summary: "Edit runs", body: s.RunsEditBody }, config: answersMany("runs") }, async (req) => {
     const edited = await db.transaction(async (tx) => {
       const out: Row[] = [];
       for (const edit of (req.body as Body).runs as Row[]) {
@@ -43,22 +54,23 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     return many("runs", edited);
   });
-  app.delete("/evaluations/runs/", { schema: { tags, summary: "Delete runs", body: s.RunIdsBody } }, async (req) => {
+  app.delete("/evaluations/runs/", { schema: { tags, summary: "Delete runs", body: s.RunIdsBody }, config: answersIds("run_ids") }, async (req) => {
     const ids = await deleteRows(db, req.scope, runs, (req.body as Body).run_ids);
     return { count: ids.length, run_ids: ids };
   });
-  app.post("/evaluations/runs/query", { schema: { tags, summary: "Query runs", body: s.RunQueryBody } }, async (req) => {
+  app.post("/evaluations/runs/query", { schema: { tags, summary: "Query runs", body: s.RunQueryBody }, config: answersMany("runs") }, async (req) => {
     const { run, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, runs, run, windowing);
     return many("runs", page.items, page.windowing);
   });
   for (const [verb, closed] of [["close", true], ["open", false]] as const) {
-    app.post(`/evaluations/runs/${verb}`, { schema: { tags, summary: `${verb === "close" ? "Close" : "Reopen"} runs`, body: s.RunIdsBody } }, async (req) => {
+    app.post(`/evaluations/runs/${verb}`, { schema: { tags, summary: `${verb === "close" ? "Close" : "Reopen"} runs`, body: s.RunIdsBody }, config: answersMany("runs") }, async (req) => {
       const ids = (await setRunsClosed(db, req.scope, (req.body as Body).run_ids, closed)).map((r) => r.id as string);
       return many("runs", await fetchRows(db, req.scope, runs, ids));
     });
     app.post(`/evaluations/runs/:run_id/${verb}`, {
       schema: { tags, summary: `${verb === "close" ? "Close" : "Reopen"} a run`, params: IdParam("run_id"), querystring: s.CloseQuery },
+      config: answersOne("run"),
     }, async (req) => {
       const { run_id } = req.params as Body;
       const status = closed ? (req.query as Body).status : null;
@@ -66,22 +78,22 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
       return one("run", done ? (await fetchRows(db, req.scope, runs, [run_id]))[0] : null);
     });
   }
-  app.get("/evaluations/runs/:run_id", { schema: { tags, summary: "Fetch a run", params: IdParam("run_id") } }, async (req) => {
+  app.get("/evaluations/runs/:run_id", { schema: { tags, summary: "Fetch a run", params: IdParam("run_id") }, config: answersOne("run") }, async (req) => {
     return one("run", (await fetchRows(db, req.scope, runs, [(req.params as Body).run_id]))[0]);
   });
-  app.patch("/evaluations/runs/:run_id", { schema: { tags, summary: "Edit a run", params: IdParam("run_id"), body: s.RunEditBody } }, async (req) => {
+  app.patch("/evaluations/runs/:run_id", { schema: { tags, summary: "Edit a run", params: IdParam("run_id"), body: s.RunEditBody }, config: answersOne("run") }, async (req) => {
     return one("run", await editRun(db, req.scope, (req.params as Body).run_id, (req.body as Body).run));
   });
-  app.delete("/evaluations/runs/:run_id", { schema: { tags, summary: "Delete a run", params: IdParam("run_id") } }, async (req) => {
+  app.delete("/evaluations/runs/:run_id", { schema: { tags, summary: "Delete a run", params: IdParam("run_id") }, config: answersId("run_id") }, async (req) => {
     const [id] = await deleteRows(db, req.scope, runs, [(req.params as Body).run_id]);
     return { count: id ? 1 : 0, run_id: id ?? null };
   });
 
   // Scenarios
-  app.post("/evaluations/scenarios/", { schema: { tags, summary: "Create scenarios", body: s.ScenariosCreateBody } }, async (req) => {
+  app.post("/evaluations/scenarios/", { schema: { tags, summary: "Create scenarios", body: s.ScenariosCreateBody }, config: answersMany("scenarios") }, async (req) => {
     return many("scenarios", await db.transaction((tx) => createScenarios(tx, req.scope, (req.body as Body).scenarios)));
   });
-  app.patch("/evaluations/scenarios/", { schema: { tags, summary: "Edit scenarios", body: s.ScenariosEditBody } }, async (req) => {
+  app.patch("/evaluations/scenarios/", { schema: { tags, summary: "Edit scenarios", body: s.ScenariosEditBody }, config: answersMany("scenarios") }, async (req) => {
     const edited = await db.transaction(async (tx) => {
       const out: Row[] = [];
       for (const edit of (req.body as Body).scenarios as Row[]) {
@@ -93,25 +105,26 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     return many("scenarios", edited);
   });
-  app.delete("/evaluations/scenarios/", { schema: { tags, summary: "Delete scenarios", body: s.ScenarioIdsBody } }, async (req) => {
+  app.delete("/evaluations/scenarios/", { schema: { tags, summary: "Delete scenarios", body: s.ScenarioIdsBody }, config: answersIds("scenario_ids") }, async (req) => {
     const ids = await deleteInOpenRuns(ctx, req.scope, scenarios, (req.body as Body).scenario_ids);
     return { count: ids.length, scenario_ids: ids };
   });
-  app.post("/evaluations/scenarios/query", { schema: { tags, summary: "Query scenarios", body: s.ScenarioQueryBody } }, async (req) => {
+  app.post("/evaluations/scenarios/query", { schema: { tags, summary: "Query scenarios", body: s.ScenarioQueryBody }, config: answersMany("scenarios") }, async (req) => {
     const { scenario, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, scenarios, scenario, windowing);
     return many("scenarios", page.items, page.windowing);
   });
-  app.get("/evaluations/scenarios/:scenario_id", { schema: { tags, summary: "Fetch a scenario", params: IdParam("scenario_id") } }, async (req) => {
+  app.get("/evaluations/scenarios/:scenario_id", { schema: { tags, summary: "Fetch a scenario", params: IdParam("scenario_id") }, config: answersOne("scenario") }, async (req) => {
     return one("scenario", (await fetchRows(db, req.scope, scenarios, [(req.params as Body).scenario_id]))[0]);
   });
   app.patch("/evaluations/scenarios/:scenario_id", {
     schema: { tags, summary: "Edit a scenario", params: IdParam("scenario_id"), body: s.ScenarioEditBody },
+    config: answersOne("scenario"),
   }, async (req) => {
     const id = (req.params as Body).scenario_id;
     return one("scenario", await db.transaction((tx) => editScenario(tx, req.scope, id, (req.body as Body).scenario)));
   });
-  app.delete("/evaluations/scenarios/:scenario_id", { schema: { tags, summary: "Delete a scenario", params: IdParam("scenario_id") } }, async (req) => {
+  app.delete("/evaluations/scenarios/:scenario_id", { schema: { tags, summary: "Delete a scenario", params: IdParam("scenario_id") }, config: answersId("scenario_id") }, async (req) => {
     const [id] = await deleteInOpenRuns(ctx, req.scope, scenarios, [(req.params as Body).scenario_id]);
     return { count: id ? 1 : 0, scenario_id: id ?? null };
   });
@@ -121,28 +134,29 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     method: ["POST", "PUT", "PATCH"],
     url: "/evaluations/results/",
     schema: { tags, summary: "Set results (one per scenario, step and repeat)", body: s.ResultsSetBody },
+    config: answersMany("results"),
     handler: async (req: FastifyRequest) =>
       many("results", await db.transaction((tx) => setResults(tx, req.scope, (req.body as Body).results))),
   });
-  app.delete("/evaluations/results/", { schema: { tags, summary: "Delete results", body: s.ResultIdsBody } }, async (req) => {
+  app.delete("/evaluations/results/", { schema: { tags, summary: "Delete results", body: s.ResultIdsBody }, config: answersIds("result_ids") }, async (req) => {
     const ids = await deleteInOpenRuns(ctx, req.scope, results, (req.body as Body).result_ids);
     return { count: ids.length, result_ids: ids };
   });
-  app.post("/evaluations/results/query", { schema: { tags, summary: "Query results", body: s.ResultQueryBody } }, async (req) => {
+  app.post("/evaluations/results/query", { schema: { tags, summary: "Query results", body: s.ResultQueryBody }, config: answersMany("results") }, async (req) => {
     const { result, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, results, result, windowing);
     return many("results", page.items, page.windowing);
   });
-  app.get("/evaluations/results/:result_id", { schema: { tags, summary: "Fetch a result", params: IdParam("result_id") } }, async (req) => {
+  app.get("/evaluations/results/:result_id", { schema: { tags, summary: "Fetch a result", params: IdParam("result_id") }, config: answersOne("result") }, async (req) => {
     return one("result", (await fetchRows(db, req.scope, results, [(req.params as Body).result_id]))[0]);
   });
-  app.delete("/evaluations/results/:result_id", { schema: { tags, summary: "Delete a result", params: IdParam("result_id") } }, async (req) => {
+  app.delete("/evaluations/results/:result_id", { schema: { tags, summary: "Delete a result", params: IdParam("result_id") }, config: answersId("result_id") }, async (req) => {
     const [id] = await deleteInOpenRuns(ctx, req.scope, results, [(req.params as Body).result_id]);
     return { count: id ? 1 : 0, result_id: id ?? null };
   });
 
   // Metrics
-  app.post("/evaluations/metrics/refresh", { schema: { tags, summary: "Recompute metrics from results", body: s.MetricsRefreshBody } }, async (req) => {
+  app.post("/evaluations/metrics/refresh", { schema: { tags, summary: "Recompute metrics from results", body: s.MetricsRefreshBody }, config: answersMany("metrics") }, async (req) => {
     const m = (req.body as Body).metrics;
     const runIds: string[] = [...(m.run_ids ?? []), ...(m.run_id ? [m.run_id] : [])];
     const scenarioIds: (string | null)[] = [...(m.scenario_ids ?? []), ...(m.scenario_id ? [m.scenario_id] : [])];
@@ -161,22 +175,23 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     method: ["POST", "PUT", "PATCH"],
     url: "/evaluations/metrics/",
     schema: { tags, summary: "Set metrics (one per run, scenario and time bucket)", body: s.MetricsSetBody },
+    config: answersMany("metrics"),
     handler: async (req: FastifyRequest) =>
       many("metrics", await db.transaction((tx) => setMetrics(tx, req.scope, (req.body as Body).metrics))),
   });
-  app.delete("/evaluations/metrics/", { schema: { tags, summary: "Delete metrics", body: s.MetricsIdsBody } }, async (req) => {
+  app.delete("/evaluations/metrics/", { schema: { tags, summary: "Delete metrics", body: s.MetricsIdsBody }, config: answersIds("metrics_ids") }, async (req) => {
     const ids = await deleteInOpenRuns(ctx, req.scope, metrics, (req.body as Body).metrics_ids);
     return { count: ids.length, metrics_ids: ids };
   });
-  app.post("/evaluations/metrics/query", { schema: { tags, summary: "Query metrics", body: s.MetricsQueryBody } }, async (req) => {
+  app.post("/evaluations/metrics/query", { schema: { tags, summary: "Query metrics", body: s.MetricsQueryBody }, config: answersMany("metrics") }, async (req) => {
     const { metrics: filter, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, metrics, filter, windowing);
     return many("metrics", page.items, page.windowing);
   });
-  app.get("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Fetch metrics", params: IdParam("metrics_id") } }, async (req) => {
+  app.get("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Fetch metrics", params: IdParam("metrics_id") }, config: answersOne("metrics") }, async (req) => {
     return one("metrics", (await fetchRows(db, req.scope, metrics, [(req.params as Body).metrics_id]))[0]);
   });
-  app.delete("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Delete metrics", params: IdParam("metrics_id") } }, async (req) => {
+  app.delete("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Delete metrics", params: IdParam("metrics_id") }, config: answersId("metrics_id") }, async (req) => {
     const [id] = await deleteInOpenRuns(ctx, req.scope, metrics, [(req.params as Body).metrics_id]);
     return { count: id ? 1 : 0, metrics_id: id ?? null };
   });
@@ -184,6 +199,7 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
   // The reference's simple-evaluation shortcut a client-driven run uses to add its scenarios.
   app.post("/simple/evaluations/:evaluation_id/scenarios/add", {
     schema: { tags, summary: "Append empty scenarios to a run", params: IdParam("evaluation_id"), body: s.AddScenariosBody },
+    config: answersMany("scenarios"),
   }, async (req) => {
     const { count, timestamp } = req.body as Body;
     const rows = await db.transaction((tx) => addScenarios(tx, req.scope, (req.params as Body).evaluation_id, count, timestamp));
@@ -191,6 +207,7 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
   });
   app.post("/simple/evaluations/:evaluation_id/populate", {
     schema: { tags, summary: "Store results of a run", params: IdParam("evaluation_id"), body: s.PopulateBody },
+    config: answersMany("results"),
   }, async (req) => {
     const runId = (req.params as Body).evaluation_id;
     const items = ((req.body as Body).results as Row[]).map((r) => ({ ...r, run_id: runId }));

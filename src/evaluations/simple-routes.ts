@@ -1,7 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../context.ts";
+import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, IdParam, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
+import { countedMany, countedOne } from "../versioning/record-schemas.ts";
 import { COMPARE_LIMIT, compareRuns } from "./compare.ts";
 import { deleteRows, fetchRows, queryRows, type Row } from "./entity-table.ts";
 import { editRun, setRunsClosed } from "./runs.ts";
@@ -11,6 +13,11 @@ import {
 import { runs } from "./tables.ts";
 
 const Open = { additionalProperties: true } as const;
+// Answers as documented: an evaluation is an open record (simpleEvaluationRecord).
+const EvaluationRecord = Type.Object({ id: Type.String() }, { additionalProperties: true });
+const answers = (schema: object) => documentationOnly({ response: { 200: schema } });
+const OneEvaluation = answers(countedOne("evaluation", EvaluationRecord));
+
 const Target = Type.Union([
   Type.Array(Uuid, { maxItems: 100 }),
   Type.Record(Type.String({ format: "uuid" }), Type.Union([Type.Literal("custom"), Type.Literal("human"), Type.Literal("auto")])),
@@ -52,35 +59,35 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
   const batchSize = ctx.config.evaluations.batchSize;
   const fetch = async (scope: Parameters<typeof fetchRows>[1], id: string) => (await fetchRows(db, scope, runs, [id]))[0] ?? null;
 
-  app.post("/simple/evaluations/", { schema: { tags, summary: "Create and start an evaluation", body: CreateBody } }, async (req) => {
+  app.post("/simple/evaluations/", { schema: { tags, summary: "Create and start an evaluation", body: CreateBody }, config: OneEvaluation }, async (req) => {
     const input = (req.body as Body).evaluation as SimpleEvaluationInput;
     return one(await db.transaction((tx) => createSimpleEvaluation(tx, req.scope, input)));
   });
-  app.post("/simple/evaluations/query", { schema: { tags, summary: "Query evaluations", body: QueryBody } }, async (req) => {
+  app.post("/simple/evaluations/query", { schema: { tags, summary: "Query evaluations", body: QueryBody }, config: answers(countedMany("evaluations", EvaluationRecord)) }, async (req) => {
     const { evaluation, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, runs, evaluation, windowing);
     return { count: page.items.length, evaluations: page.items.map(simpleEvaluationRecord), windowing: page.windowing };
   });
-  app.get("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Fetch an evaluation", params: Id } }, async (req) => {
+  app.get("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Fetch an evaluation", params: Id }, config: OneEvaluation }, async (req) => {
     return one(await fetch(req.scope, (req.params as Body).evaluation_id));
   });
-  app.patch("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Rename or relabel an evaluation", params: Id, body: EditBody } }, async (req) => {
+  app.patch("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Rename or relabel an evaluation", params: Id, body: EditBody }, config: OneEvaluation }, async (req) => {
     const { name, description, tags: labels, meta } = (req.body as Body).evaluation;
     const edit = Object.fromEntries(Object.entries({ name, description, tags: labels, meta }).filter(([, v]) => v !== undefined));
     return one(await db.transaction((tx) => editRun(tx, req.scope, (req.params as Body).evaluation_id, edit)));
   });
-  app.delete("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Delete an evaluation", params: Id } }, async (req) => {
+  app.delete("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Delete an evaluation", params: Id }, config: answers(Type.Object({ count: Type.Integer(), evaluation_id: Type.Union([Type.String(), Type.Null()]) })) }, async (req) => {
     const [id] = await deleteRows(db, req.scope, runs, [(req.params as Body).evaluation_id]);
     return { count: id ? 1 : 0, evaluation_id: id ?? null };
   });
-  app.post("/simple/evaluations/:evaluation_id/start", { schema: { tags, summary: "Start a stopped evaluation again", params: Id } }, async (req) => {
+  app.post("/simple/evaluations/:evaluation_id/start", { schema: { tags, summary: "Start a stopped evaluation again", params: Id }, config: OneEvaluation }, async (req) => {
     return one(await db.transaction((tx) => startEvaluation(tx, req.scope, (req.params as Body).evaluation_id, batchSize)));
   });
-  app.post("/simple/evaluations/:evaluation_id/stop", { schema: { tags, summary: "Stop an evaluation", params: Id } }, async (req) => {
+  app.post("/simple/evaluations/:evaluation_id/stop", { schema: { tags, summary: "Stop an evaluation", params: Id }, config: OneEvaluation }, async (req) => {
     return one(await db.transaction((tx) => stopEvaluation(tx, req.scope, (req.params as Body).evaluation_id)));
   });
   for (const [verb, closed] of [["close", true], ["open", false]] as const) {
-    app.post(`/simple/evaluations/:evaluation_id/${verb}`, { schema: { tags, summary: `${verb} an evaluation`, params: Id } }, async (req) => {
+    app.post(`/simple/evaluations/:evaluation_id/${verb}`, { schema: { tags, summary: `${verb} an evaluation`, params: Id }, config: OneEvaluation }, async (req) => {
       const id = (req.params as Body).evaluation_id;
       const [done] = await setRunsClosed(db, req.scope, [id], closed);
       return one(done ? await fetch(req.scope, id) : null);
@@ -88,12 +95,14 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
   }
   app.post("/evaluations/runs/compare", {
     schema: { tags, summary: "Compare runs: metric deltas and the testcases whose results changed (Tessera)", body: CompareBody },
+    config: answers(Type.Object({ count: Type.Integer(), comparison: FreeObject }, { additionalProperties: true })),
   }, async (req) => {
     const { run_ids, limit } = req.body as Body;
     return { count: 1, comparison: await compareRuns(db, req.scope, run_ids, limit ?? undefined) };
   });
   app.get("/simple/evaluations/:evaluation_id/progress", {
     schema: { tags, summary: "How far an evaluation has come (Tessera)", params: Id },
+    config: answers(Type.Object({ count: Type.Integer(), progress: Type.Union([FreeObject, Type.Null()]) }, { additionalProperties: true })),
   }, async (req) => {
     const progress = await evaluationProgress(db, req.scope, (req.params as Body).evaluation_id);
     return { count: progress ? 1 : 0, progress };

@@ -6,6 +6,12 @@ import type { Kind } from "../versioning/kind.ts";
 import { variantRecord } from "../versioning/records.ts";
 import { badRequest } from "../errors.ts";
 import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
+import { VariantRecordSchema } from "../versioning/record-schemas.ts";
+import { documentationOnly } from "./openapi.ts";
+
+const Forked = Type.Object({ count: Type.Integer(), variant: VariantRecordSchema }, {
+  additionalProperties: true, description: "The new variant, also under `{kind}_variant`",
+});
 
 /**
  * The seed's kind-neutral `POST /variants/fork`: the same body as `/{kind}s/variants/fork` with either
@@ -19,6 +25,7 @@ export function forkRoutes(kinds: Kind[]) {
         summary: "Fork a variant of any kind from an existing revision",
         body: Type.Object({ variant: Nullable(FreeObject), variant_ref: Nullable(Reference), revision_ref: Nullable(Reference) }, { additionalProperties: true }),
       },
+      config: documentationOnly({ response: { 200: Forked } }),
     }, async (req) => {
       const b = req.body as Record<string, any>;
       const named = kinds.find((k) => [`${k.name}_variant_ref`, `${k.name}_revision_ref`, `${k.name}_variant`].some((key) => b[key] != null));

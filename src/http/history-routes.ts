@@ -8,7 +8,9 @@ import { revisionRecord } from "../versioning/records.ts";
 import { retrieveRevision } from "../versioning/resolve.ts";
 import { findVariant } from "../versioning/variants.ts";
 import { badRequest } from "../errors.ts";
-import { Nullable, Reference } from "../schema-parts.ts";
+import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
+import { countedOne, RevisionRecordSchema } from "../versioning/record-schemas.ts";
+import { documentationOnly } from "./openapi.ts";
 
 /** Revision diff, revert and embed resolution for one kind: `/{kind}s/revisions/diff|revert|resolve`. */
 export function historyRoutes(kind: Kind, all: Kind[]) {
@@ -34,8 +36,14 @@ export function historyRoutes(kind: Kind, all: Kind[]) {
     error_policy: Nullable(Type.String({ enum: ["exception", "placeholder", "keep"] })),
   }, { additionalProperties: false });
 
+  const RevisionAnswer = countedOne(`${n}_revision`, RevisionRecordSchema);
+  // The stored revision's record, or the revision sent inline (any fields), with its data resolved.
+  const ResolvedRevision = Type.Object({ data: Type.Optional(Type.Unknown()) }, { additionalProperties: true });
+  const Resolved = Type.Object({ count: Type.Integer(), [`${n}_revision`]: ResolvedRevision, resolution_info: FreeObject }, { additionalProperties: true });
+  const Diff = Type.Object({ count: Type.Integer(), diff: FreeObject }, { additionalProperties: true });
+
   return async function routes(app: FastifyInstance, ctx: AppContext) {
-    app.post(`${P}/resolve`, { schema: { tags, summary: `Fetch a ${n} revision with embedded references inlined`, body: ResolveBody } }, async (req) => {
+    app.post(`${P}/resolve`, { schema: { tags, summary: `Fetch a ${n} revision with embedded references inlined`, body: ResolveBody }, config: documentationOnly({ response: { 200: Resolved } }) }, async (req) => {
       const b = req.body as Record<string, any>;
       const limits = { maxDepth: b.max_depth ?? 10, maxEmbeds: b.max_embeds ?? 100, errorPolicy: b.error_policy ?? "exception" };
       const read = { db: ctx.db, scope: req.scope, config: ctx.config, options: {} };
@@ -52,13 +60,13 @@ export function historyRoutes(kind: Kind, all: Kind[]) {
       const { [`${n}_variant_ref`]: variant, ...revision } = ref;
       return (await retrieveRevision(ctx.db, scope, kind, { revision, variant })).revision;
     };
-    app.post(`${P}/diff`, { schema: { tags, summary: `Diff two ${n} revisions`, body: DiffBody } }, async (req) => {
+    app.post(`${P}/diff`, { schema: { tags, summary: `Diff two ${n} revisions`, body: DiffBody }, config: documentationOnly({ response: { 200: Diff } }) }, async (req) => {
       const b = req.body as Record<string, any>;
       const [base, target] = await Promise.all([side(req.scope, b.base), side(req.scope, b.target)]);
       const read = { db: ctx.db, scope: req.scope, config: ctx.config, options: {} };
       return { count: 1, diff: await diffRevisions(read, kind, base, target) };
     });
-    app.post(`${P}/revert`, { schema: { tags, summary: `Commit a new ${n} revision equal to an older one`, body: RevertBody } }, async (req) => {
+    app.post(`${P}/revert`, { schema: { tags, summary: `Commit a new ${n} revision equal to an older one`, body: RevertBody }, config: documentationOnly({ response: { 200: RevisionAnswer } }) }, async (req) => {
       const b = req.body as Record<string, any>;
       const ref = b[`${n}_revision_ref`] ?? b.revision_ref;
       if (!ref) throw badRequest(`Give ${n}_revision_ref: the revision whose data the new revision takes`);

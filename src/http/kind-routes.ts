@@ -21,6 +21,10 @@ import { createVariant, defaultVariant, findVariant, queryVariants } from "../ve
 import { badRequest } from "../errors.ts";
 import { IdParam } from "../schema-parts.ts";
 import { kindSchemas } from "./kind-schemas.ts";
+import { documentationOnly } from "./openapi.ts";
+
+// Revisions never change: an If-None-Match naming the current tag is answered 304 without a body.
+const NOT_MODIFIED = documentationOnly({ response: { 304: { type: "null", description: "Not modified: the ETag sent in If-None-Match is current" } } });
 
 export interface KindRouteOptions {
   /** Schema of revision `data` in commits. */
@@ -147,6 +151,7 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     });
     app.get(`${P}/revisions/:${n}_revision_id`, {
       schema: schema(`Fetch ${n} revision`, { params: IdParam(`${n}_revision_id`), querystring: Type.Object(opts.readOptions ?? {}), response: { 200: s.one(`${n}_revision`) } }),
+      config: NOT_MODIFIED,
     }, async (req, reply) => {
       const rev = await findRevision(ctx.db, req.scope, kind, { id: pathId(req) });
       const options = optionsOf(req.query as Body);
@@ -233,6 +238,7 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     app.post(`${P}/revisions/retrieve`, {
       compress: kind.family === "testset" ? undefined : false,
       schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }),
+      config: NOT_MODIFIED,
     }, (req, reply) => {
       const b = (req.body ?? {}) as Body;
       const hit = req.bodyText === null ? undefined : peekRetrieve(ctx, req.scope, kind, req.bodyText);

@@ -1,6 +1,11 @@
 import { Type, type TSchema } from "typebox";
 import type { Kind } from "../versioning/kind.ts";
 import { FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
+import { ArtifactRecordSchema, countedMany, countedOne, RevisionRecordSchema, VariantRecordSchema } from "../versioning/record-schemas.ts";
+
+/** The record an answer's key holds: `…_revision(s)`, `…_variant(s)`, else the artifact. */
+const recordSchemaOf = (key: string) =>
+  /_revisions?$/.test(key) ? RevisionRecordSchema : /_variants?$/.test(key) ? VariantRecordSchema : ArtifactRecordSchema;
 
 /*
  * Request and response schemas of every kind, generated from its descriptor. Unknown envelope fields
@@ -95,8 +100,8 @@ export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchem
     log: Type.Object({ [n]: Type.Optional(log), [`${n}_revisions`]: Type.Optional(log), [`${n}_revision`]: Type.Optional(log) }, Strict),
     retrieveRefs,
     deploy: Type.Object({ ...retrieveRefs, message: Nullable(Type.String()) }, Strict),
-    one: (key: string) => Type.Object({ count: Type.Integer(), [key]: Type.Optional(FreeObject) }, { additionalProperties: true }),
-    many: (key: string) => Type.Object({ count: Type.Integer(), [key]: Type.Array(FreeObject) }, { additionalProperties: true }),
+    one: (key: string) => countedOne(key, recordSchemaOf(key)),
+    many: (key: string) => countedMany(key, recordSchemaOf(key)),
   };
 }
 

@@ -20,6 +20,8 @@ import { authenticate } from "./authentication.ts";
 import { badRequest, HttpError } from "../errors.ts";
 import { isHeaderValue } from "../runtime/net/header-text.ts";
 import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
+import { FailureEnvelopeSchema, InspectSchema, LivenessSchema, SuccessEnvelopeSchema } from "../runtime/envelope-schemas.ts";
+import { documentationOnly } from "./openapi.ts";
 
 const InvokeBody = Type.Object({
   version: Nullable(Type.String()),
@@ -57,8 +59,8 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     if (!request.url.split("?")[0].endsWith("/health")) request.scope = await authenticate(ctx.db, request);
   });
 
-  app.get("/services/health", { schema: { tags, summary: "Runtime liveness", security: [] } }, async () => ({ status: "ok" }));
-  app.get("/services/:key/:version/health", { schema: { tags, summary: "A hosted service's liveness", params: KeyParams, security: [] } }, async (req, reply) => {
+  app.get("/services/health", { schema: { tags, summary: "Runtime liveness", security: [] }, config: documentationOnly({ response: { 200: LivenessSchema } }) }, async () => ({ status: "ok" }));
+  app.get("/services/:key/:version/health", { schema: { tags, summary: "A hosted service's liveness", params: KeyParams, security: [] }, config: documentationOnly({ response: { 200: LivenessSchema } }) }, async (req, reply) => {
     const { key } = req.params as { key: string };
     if (!templateByKey("workflows", key)) return reply.code(404).send({ detail: `No hosted service ${key}` });
     return { status: "ok" };
@@ -75,11 +77,12 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
   });
   for (const action of ["invoke", "inspect"] as const) {
     const run = action === "invoke" ? invoke : inspect;
-    app.post(`/services/:key/:version/${action}`, { schema: { tags, summary: `${action} a hosted service`, params: KeyParams, body: InvokeBody } }, (req, reply) =>
+    const config = documentationOnly({ response: envelopeAnswers(action === "invoke" ? SuccessEnvelopeSchema : InspectSchema) });
+    app.post(`/services/:key/:version/${action}`, { schema: { tags, summary: `${action} a hosted service`, params: KeyParams, body: InvokeBody }, config }, (req, reply) =>
       run(req, reply, async (body) => configured(req, body, pathUri(req))));
-    app.post(`/services/${action}`, { schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody } }, (req, reply) =>
+    app.post(`/services/${action}`, { schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody }, config }, (req, reply) =>
       run(req, reply, async (body) => configured(req, body, null)));
-    app.post(`/services/revisions/:revision_id/${action}`, { schema: { tags, summary: `${action} one revision`, params: RevisionParams, body: InvokeBody } }, (req, reply) =>
+    app.post(`/services/revisions/:revision_id/${action}`, { schema: { tags, summary: `${action} one revision`, params: RevisionParams, body: InvokeBody }, config }, (req, reply) =>
       run(req, reply, async (body) => {
         const revision = await findRevision(ctx.db, req.scope, workflows, { id: (req.params as { revision_id: string }).revision_id });
         const stored = (revision.data ?? {}) as WorkflowData;
@@ -176,6 +179,20 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     if (failure.retryAfterSeconds !== undefined) reply.header("retry-after", String(failure.retryAfterSeconds));
     return reply.code(failure.statusCode).send(failureEnvelope(failure, ids));
   }
+}
+
+/**
+ * The answers of invoke and inspect: a failure is the runtime's envelope, or `{detail}` when the request
+ * is refused before it reaches the runtime (a missing key, a malformed body).
+ */
+function envelopeAnswers(success: object): Record<number, object> {
+  const failure = {
+    description: "A failed invocation (envelope) or a refused request ({detail})",
+    content: { "application/json": { schema: { anyOf: [FailureEnvelopeSchema, { $ref: "#/components/schemas/ErrorResponse" }] } } },
+  };
+  const out: Record<number, object> = { 200: success };
+  for (const status of [400, 401, 404, 408, 409, 413, 415, 422, 424, 429, 500, 502, 503, 504]) out[status] = failure;
+  return out;
 }
 
 /** Resolution errors (unknown revision, contradicting references) keep their status inside the envelope. */

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
+import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, IdParam, Nullable } from "../schema-parts.ts";
 import { secretCipher } from "./cipher.ts";
 import { createSecret, deleteSecret, getSecret, listSecrets, updateSecret } from "./provider-secrets.ts";
@@ -33,6 +34,17 @@ const SecretCreateBody = Type.Object({
 const SecretEditBody = Type.Object({ header: Nullable(Header), secret: Nullable(SecretBody) }, Known);
 const SecretParam = Type.Object({ secret_id: Type.String({ minLength: 1, maxLength: 256 }) });
 
+// The reference's SecretResponseDTO; `data.provider.key` is a mask, never the key.
+const SecretRecord = Type.Object({
+  id: Type.String(),
+  slug: Type.String(),
+  kind: Type.String(),
+  data: FreeObject,
+  header: Type.Object({ name: Type.Optional(Type.String()), description: Type.Optional(Type.String()) }, { additionalProperties: true }),
+  lifecycle: Type.Object({ created_at: Type.String(), updated_at: Type.String() }, { additionalProperties: true }),
+}, { additionalProperties: true });
+const answers = (schema: object) => documentationOnly({ response: { 200: schema } });
+
 type Body = Record<string, unknown>;
 const secretId = (params: unknown) => (params as { secret_id: string }).secret_id;
 
@@ -45,19 +57,20 @@ export async function secretRoutes(app: FastifyInstance, ctx: AppContext) {
   };
   const tags = ["Secrets"];
   app.post("/secrets/", {
-    schema: { tags, summary: "Store a provider key or custom provider (key encrypted)", body: SecretCreateBody },
+    schema: { tags, summary: "Store a provider key or custom provider (key encrypted)", body: SecretCreateBody }, config: answers(SecretRecord),
   }, async (req) => createSecret(ctx.db, req.scope, sealing(), req.body as Body));
   app.get("/secrets/", {
-    schema: { tags, summary: "List secrets (keys masked)" },
+    schema: { tags, summary: "List secrets (keys masked)" }, config: answers(Type.Array(SecretRecord)),
   }, async (req) => listSecrets(ctx.db, req.scope));
   app.get("/secrets/:secret_id", {
-    schema: { tags, summary: "Fetch a secret by id or slug (key masked)", params: SecretParam },
+    schema: { tags, summary: "Fetch a secret by id or slug (key masked)", params: SecretParam }, config: answers(SecretRecord),
   }, async (req) => getSecret(ctx.db, req.scope, secretId(req.params)));
   app.put("/secrets/:secret_id", {
-    schema: { tags, summary: "Rename or replace a secret", params: IdParam("secret_id"), body: SecretEditBody },
+    schema: { tags, summary: "Rename or replace a secret", params: IdParam("secret_id"), body: SecretEditBody }, config: answers(SecretRecord),
   }, async (req) => updateSecret(ctx.db, req.scope, sealing(), secretId(req.params), req.body as Body));
   app.delete("/secrets/:secret_id", {
     schema: { tags, summary: "Delete a secret", params: IdParam("secret_id") },
+    config: documentationOnly({ response: { 204: { type: "null", description: "Deleted" } } }),
   }, async (req, reply) => {
     await deleteSecret(ctx.db, req.scope, secretId(req.params));
     return reply.code(204).send();

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context.ts";
 import { badRequest, HttpError, notFound, unprocessable } from "../errors.ts";
 import { attachment } from "../http/content-disposition.ts";
+import { documentationOnly } from "../http/openapi.ts";
 import { IdParam } from "../schema-parts.ts";
 import { testsets } from "../kinds/testsets.ts";
 import { findArtifact } from "../versioning/artifacts.ts";
@@ -23,6 +24,32 @@ import { queryTestcases } from "./testcase-query.ts";
 import { loadTestcases, testcaseRecord } from "./testcases.ts";
 
 type Body = Record<string, any>;
+
+const text = (description: string) => ({ type: "string", description });
+const FileParts = {
+  file: { type: "string", format: "binary", description: "The CSV, JSON or JSON Lines file (send the other fields before it)" },
+  file_type: { type: "string", enum: ["csv", "json", "jsonl"], description: "Defaults to the file name's extension, else csv" },
+};
+const SimpleParts = {
+  ...FileParts,
+  testset_name: text("Name (a new testset defaults to the file name)"),
+  testset_slug: text("Slug (a new testset defaults to the file name)"),
+  testset_description: text("Description"),
+  testset_tags: text("Tags as a JSON object"),
+  testset_meta: text("Meta as a JSON object"),
+};
+const RevisionParts = { ...FileParts, message: text("Commit message (default Upload)"), include_testcases: { type: "string", enum: ["true", "false"] } };
+const multipartForm = (parts: object) => ({ consumes: ["multipart/form-data"], body: { type: "object", required: ["file"], properties: parts } });
+const DOWNLOAD = {
+  200: {
+    description: "The revision's testcases as a file (content-disposition: attachment)",
+    content: {
+      "text/csv": { schema: { type: "string" } },
+      "application/json": { schema: { type: "array", items: { type: "object", additionalProperties: true } } },
+      "application/jsonl": { schema: { type: "string" } },
+    },
+  },
+};
 
 const CONTENT_TYPE: Record<FileType, string> = {
   csv: "text/csv; charset=utf-8",
@@ -130,7 +157,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   // ---- uploads
-  app.post("/simple/testsets/upload", { schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] } }, async (req) => {
+  app.post("/simple/testsets/upload", { schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req) => {
     const u = await upload(req);
     const base = u.file.filename?.replace(/\.[^.]*$/, "") || undefined;
     const id = await withUpload(ctx, u, (stream, tx) => createSimple(tx, req.scope, testsets, {
@@ -144,7 +171,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     }));
     return simple(req, id);
   });
-  app.post("/simple/testsets/:id/upload", { schema: { tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"), consumes: ["multipart/form-data"] } }, async (req) => {
+  app.post("/simple/testsets/:id/upload", { schema: { tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req) => {
     const id = (req.params as Body).id;
     await findArtifact(ctx.db, req.scope, testsets, { id });
     const u = await upload(req);
@@ -155,7 +182,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     }));
     return simple(req, id);
   });
-  app.post("/testsets/revisions/:id/upload", { schema: { tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"), consumes: ["multipart/form-data"] } }, async (req) => {
+  app.post("/testsets/revisions/:id/upload", { schema: { tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(RevisionParts)) }, async (req) => {
     const base = await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
     const u = await upload(req);
     const row = await withUpload(ctx, u, (stream, tx) => commitRevision(tx, req.scope, testsets, {
@@ -180,12 +207,12 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
       .header("content-disposition", attachment(q.file_name || fallback, fallback))
       .send(body);
   };
-  app.post("/simple/testsets/:id/download", { schema: { tags, summary: "Download a simple testset's latest revision", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) => {
+  app.post("/simple/testsets/:id/download", { schema: { tags, summary: "Download a simple testset's latest revision", params: IdParam("id"), querystring: DownloadQuery }, config: documentationOnly({ response: DOWNLOAD }) }, async (req, reply) => {
     const artifact = await findArtifact(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
     const revision = await latestRevision(ctx.db, req.scope, (await defaultVariant(ctx.db, req.scope, testsets, artifact.id)).id);
     if (!revision) throw notFound(`testset ${artifact.slug} has no revision yet`);
     return download(req, reply, revision);
   });
-  app.post("/testsets/revisions/:id/download", { schema: { tags, summary: "Download a testset revision as CSV, JSON or JSON Lines", params: IdParam("id"), querystring: DownloadQuery } }, async (req, reply) =>
+  app.post("/testsets/revisions/:id/download", { schema: { tags, summary: "Download a testset revision as CSV, JSON or JSON Lines", params: IdParam("id"), querystring: DownloadQuery }, config: documentationOnly({ response: DOWNLOAD }) }, async (req, reply) =>
     download(req, reply, await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id })));
 }

@@ -8,6 +8,7 @@ import { openPglite } from "../../src/db/pglite-driver.ts";
 import { openPostgres } from "../../src/db/postgres-driver.ts";
 import { buildServer } from "../../src/http/server.ts";
 import { uuidv7 } from "../../src/ids/uuid-v7.ts";
+import { checkAnswersAgainstOpenApi } from "./openapi-conformance.ts";
 
 /**
  * A real server on a real database: PostgreSQL when DATABASE_URL is set (as in CI), otherwise an
@@ -43,6 +44,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const config = { ...loadConfig({ ...process.env, ...env }), databaseUrl: process.env.DATABASE_URL ?? null, dataDir: "/nonexistent" };
   const app = await buildServer({ config, db }, { logger: false });
   await app.ready();
+  checkAnswersAgainstOpenApi(app);
   return {
     app,
     db,

@@ -33,8 +33,26 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            credentials: string;
+                            /** @enum {string} */
+                            effect: "allow";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -91,15 +109,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -134,15 +183,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit application */
@@ -183,15 +263,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -229,15 +340,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -274,15 +416,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application?: {
+                            application?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -438,15 +611,46 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            applications: {
+                            applications: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -511,15 +715,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -554,15 +799,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit application revision metadata */
@@ -603,15 +896,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -649,15 +983,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -694,15 +1069,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -870,15 +1286,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -950,15 +1407,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1016,8 +1514,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1093,15 +1610,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revisions: {
+                            application_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1186,15 +1744,56 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revisions: {
+                            application_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1257,8 +1856,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            application_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            count: number;
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1330,15 +1953,63 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_revision?: {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1392,8 +2063,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            application_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                            count: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1450,15 +2171,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1493,15 +2247,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit application variant */
@@ -1542,15 +2329,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -1588,15 +2408,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1633,15 +2486,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1706,15 +2592,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variant?: {
+                            application_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1790,15 +2709,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            application_variants: {
+                            application_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                             count: number;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1854,14 +2806,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -1897,14 +2880,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit environment */
@@ -1946,14 +2960,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -1992,14 +3037,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2037,14 +3113,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment?: {
+                            environment?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2116,14 +3223,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environments: {
+                            environments: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2186,14 +3324,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2229,14 +3408,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit environment revision metadata */
@@ -2278,14 +3505,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -2324,14 +3592,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2369,14 +3678,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2507,14 +3857,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2572,8 +3963,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2641,14 +4051,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revisions: {
+                            environment_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2734,14 +4185,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revisions: {
+                            environment_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2804,8 +4296,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            environment_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2862,14 +4378,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_revision?: {
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2923,8 +4487,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            environment_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -2981,14 +4595,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3024,14 +4671,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit environment variant */
@@ -3073,14 +4753,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -3119,14 +4832,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3164,14 +4910,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3237,14 +5016,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variant?: {
+                            environment_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3321,14 +5133,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            environment_variants: {
+                            environment_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3390,8 +5235,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Set metrics (one per run, scenario and time bucket) */
@@ -3439,8 +5305,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete metrics */
@@ -3466,8 +5353,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -3517,8 +5419,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -3547,8 +5470,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -3570,8 +5514,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -3622,8 +5581,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -3671,8 +5651,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            metrics: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4121,8 +6122,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Set results (one per scenario, step and repeat) */
@@ -4176,8 +6198,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete results */
@@ -4203,8 +6246,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            result_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4260,8 +6318,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -4290,8 +6369,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            result?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -4313,8 +6413,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            result_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4365,8 +6480,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4426,8 +6562,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete runs */
@@ -4453,8 +6610,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4502,8 +6674,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -4532,8 +6725,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -4555,8 +6769,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4606,8 +6835,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -4640,8 +6890,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4678,8 +6949,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4720,8 +7012,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4763,8 +7076,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            comparison: {
+                                [key: string]: unknown;
+                            };
+                            count: number;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4805,8 +7137,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4858,8 +7211,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            runs: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -4918,8 +7292,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Delete scenarios */
@@ -4945,8 +7340,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario_ids: string[];
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -4991,8 +7401,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -5021,8 +7452,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -5044,8 +7496,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -5092,8 +7559,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenario?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -5141,8 +7629,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5198,14 +7707,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5241,14 +7781,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit evaluator */
@@ -5290,14 +7861,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -5336,14 +7938,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5381,14 +8014,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator?: {
+                            evaluator?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5545,14 +8209,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluators: {
+                            evaluators: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5618,14 +8313,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5661,14 +8397,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit evaluator revision metadata */
@@ -5710,14 +8494,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -5756,14 +8581,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5801,14 +8667,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -5977,14 +8884,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6057,14 +9005,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6122,8 +9111,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6200,14 +9208,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revisions: {
+                            evaluator_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6293,14 +9342,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revisions: {
+                            evaluator_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6363,8 +9453,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluator_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6437,14 +9551,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_revision?: {
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6498,8 +9660,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluator_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6557,14 +9769,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6600,14 +9845,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit evaluator variant */
@@ -6649,14 +9927,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -6695,14 +10006,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6740,14 +10084,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6813,14 +10190,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variant?: {
+                            evaluator_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6897,14 +10307,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluator_variants: {
+                            evaluator_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -6941,6 +10384,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -6979,6 +10432,15 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
                 /** @description Default Response */
                 503: {
                     headers: {
@@ -7039,6 +10501,16 @@ export interface paths {
                         }[];
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -7068,6 +10540,16 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7109,6 +10591,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -7138,8 +10630,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            created_at: string;
+                            email: string;
+                            id: string;
+                            uid: string;
+                            updated_at: string;
+                            username: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -7172,8 +10685,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": ({
+                            is_default_project: boolean;
+                            is_demo: boolean;
+                            organization_id: string;
+                            organization_name?: string | null;
+                            project_id: string;
+                            project_name?: string | null;
+                            user_role?: string | null;
+                            workspace_id: string;
+                            workspace_name?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -7208,8 +10745,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            is_default_project: boolean;
+                            is_demo: boolean;
+                            organization_id: string;
+                            organization_name?: string | null;
+                            project_id: string;
+                            project_name?: string | null;
+                            user_role?: string | null;
+                            workspace_id: string;
+                            workspace_name?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -7242,8 +10803,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            is_default_project: boolean;
+                            is_demo: boolean;
+                            organization_id: string;
+                            organization_name?: string | null;
+                            project_id: string;
+                            project_name?: string | null;
+                            user_role?: string | null;
+                            workspace_id: string;
+                            workspace_name?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -7276,8 +10861,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": ({
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -7317,8 +10935,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7351,8 +11002,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Rename or replace a secret */
@@ -7392,8 +11076,41 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            header: {
+                                description?: string;
+                                name?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            kind: string;
+                            lifecycle: {
+                                created_at: string;
+                                updated_at: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            slug: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -7409,13 +11126,23 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
-                200: {
+                /** @description Deleted */
+                204: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -7505,6 +11232,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7548,6 +11285,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple application */
@@ -7624,6 +11371,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -7670,6 +11427,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7715,6 +11482,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7792,6 +11569,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7866,6 +11653,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -7909,6 +11706,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple environment */
@@ -7969,6 +11776,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -8015,6 +11832,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8060,6 +11887,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8105,6 +11942,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8150,6 +11997,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8227,6 +12084,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8301,8 +12168,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8335,8 +12223,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -8358,8 +12267,23 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation_id: string | null;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         options?: never;
@@ -8423,8 +12347,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         trace?: never;
@@ -8455,8 +12400,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8491,8 +12457,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8562,8 +12549,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8596,8 +12604,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            progress: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -8643,8 +12670,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            scenarios: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8679,8 +12727,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8715,8 +12784,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluation?: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8768,8 +12858,29 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            evaluations: ({
+                                id: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8860,6 +12971,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -8903,6 +13024,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple evaluator */
@@ -8979,6 +13110,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -9025,6 +13166,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9070,6 +13221,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9147,6 +13308,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9541,6 +13712,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9575,13 +13756,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The revision's testcases as a file (content-disposition: attachment) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        }[];
+                        "application/jsonl": string;
+                        "text/csv": string;
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9609,15 +13806,54 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description The CSV, JSON or JSON Lines file (send the other fields before it)
+                         */
+                        file: string;
+                        /**
+                         * @description Defaults to the file name's extension, else csv
+                         * @enum {string}
+                         */
+                        file_type?: "csv" | "json" | "jsonl";
+                        /** @description Description */
+                        testset_description?: string;
+                        /** @description Meta as a JSON object */
+                        testset_meta?: string;
+                        /** @description Name (a new testset defaults to the file name) */
+                        testset_name?: string;
+                        /** @description Slug (a new testset defaults to the file name) */
+                        testset_slug?: string;
+                        /** @description Tags as a JSON object */
+                        testset_tags?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9661,6 +13897,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple testset */
@@ -9732,6 +13978,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -9778,6 +14034,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9823,6 +14089,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9900,6 +14176,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -9925,15 +14211,54 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description The CSV, JSON or JSON Lines file (send the other fields before it)
+                         */
+                        file: string;
+                        /**
+                         * @description Defaults to the file name's extension, else csv
+                         * @enum {string}
+                         */
+                        file_type?: "csv" | "json" | "jsonl";
+                        /** @description Description */
+                        testset_description?: string;
+                        /** @description Meta as a JSON object */
+                        testset_meta?: string;
+                        /** @description Name (a new testset defaults to the file name) */
+                        testset_name?: string;
+                        /** @description Slug (a new testset defaults to the file name) */
+                        testset_slug?: string;
+                        /** @description Tags as a JSON object */
+                        testset_tags?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10024,6 +14349,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10067,6 +14402,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit simple workflow */
@@ -10143,6 +14488,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -10189,6 +14544,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10234,6 +14599,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10311,6 +14686,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10358,6 +14743,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -10403,6 +14798,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -10479,6 +14884,16 @@ export interface paths {
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10534,14 +14949,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10577,14 +15023,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit testset */
@@ -10626,14 +15103,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -10672,14 +15180,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10717,14 +15256,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset?: {
+                            testset?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10796,14 +15366,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testsets: {
+                            testsets: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10866,14 +15467,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10908,13 +15550,29 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description The revision's testcases as a file (content-disposition: attachment) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        }[];
+                        "application/jsonl": string;
+                        "text/csv": string;
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10942,15 +15600,48 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description The CSV, JSON or JSON Lines file (send the other fields before it)
+                         */
+                        file: string;
+                        /**
+                         * @description Defaults to the file name's extension, else csv
+                         * @enum {string}
+                         */
+                        file_type?: "csv" | "json" | "jsonl";
+                        /** @enum {string} */
+                        include_testcases?: "true" | "false";
+                        /** @description Commit message (default Upload) */
+                        message?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -10989,14 +15680,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit testset revision metadata */
@@ -11038,14 +15777,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -11084,14 +15864,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11129,14 +15950,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11373,14 +16235,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11438,8 +16341,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11507,14 +16429,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revisions: {
+                            testset_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11600,14 +16563,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revisions: {
+                            testset_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11670,8 +16674,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                            testset_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11746,14 +16774,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_revision?: {
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11807,8 +16883,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            testset_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11865,14 +16991,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -11908,14 +17067,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit testset variant */
@@ -11957,14 +17149,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -12003,14 +17228,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12048,14 +17306,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12121,14 +17412,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variant?: {
+                            testset_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12205,14 +17529,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            testset_variants: {
+                            testset_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12245,8 +17602,46 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace: {
+                                created_at: unknown;
+                                inputs: unknown;
+                                latency_ms: number;
+                                outputs: unknown;
+                                references?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                span_id: string;
+                                spans: unknown[];
+                                status: {
+                                    code: number;
+                                    message?: string;
+                                    type?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                                usage: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -12296,13 +17691,55 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The new variant, also under `{kind}_variant` */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            variant: {
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12358,14 +17795,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12401,14 +17869,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit workflow */
@@ -12450,14 +17949,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -12496,14 +18026,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12541,14 +18102,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow?: {
+                            workflow?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12756,14 +18348,45 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflows: {
+                            workflows: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12826,14 +18449,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -12869,14 +18533,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit workflow revision metadata */
@@ -12918,14 +18630,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -12964,14 +18717,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13009,14 +18803,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13179,14 +19014,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13259,14 +19135,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13324,8 +19241,27 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13393,14 +19329,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revisions: {
+                            workflow_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13486,14 +19463,55 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revisions: {
+                            workflow_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13556,8 +19574,32 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                            workflow_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13630,14 +19672,62 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_revision?: {
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13691,8 +19781,58 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            count: number;
+                            workflow_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13749,14 +19889,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13792,14 +19965,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         /** Edit workflow variant */
@@ -13841,14 +20047,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         post?: never;
@@ -13887,14 +20126,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -13932,14 +20204,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -14005,14 +20310,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variant?: {
+                            workflow_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            };
+                            }) | null;
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -14089,14 +20427,47 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            workflow_variants: {
+                            workflow_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
                                 [key: string]: unknown;
-                            }[];
+                            })[];
                         } & {
                             [key: string]: unknown;
                         };
                     };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         delete?: never;
@@ -14130,8 +20501,25 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -14215,7 +20603,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                parameters?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                schemas?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                uri?: string | null;
+                                url?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            references?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -14298,7 +21030,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                outputs: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                /** @enum {number} */
+                                code: 200;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -14330,8 +21406,25 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
             };
         };
         put?: never;
@@ -14412,7 +21505,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                parameters?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                schemas?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                uri?: string | null;
+                                url?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            references?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -14492,7 +21929,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                outputs: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                /** @enum {number} */
+                                code: 200;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -14574,7 +22355,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                parameters?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                schemas?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                uri?: string | null;
+                                url?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            references?: {
+                                [key: string]: unknown;
+                            } | null;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -14656,7 +22781,351 @@ export interface paths {
                     headers: {
                         [name: string]: unknown;
                     };
-                    content?: never;
+                    content: {
+                        "application/json": {
+                            data: {
+                                outputs: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                /** @enum {number} */
+                                code: 200;
+                                message: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                403: components["responses"]["Error403"];
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                424: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
+                };
+                /** @description A failed invocation (envelope) or a refused request ({detail}) */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": ({
+                            session_id?: string;
+                            span_id: string;
+                            status: {
+                                code: number;
+                                message: string;
+                                type: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            trace_id: string;
+                            version: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | components["schemas"]["ErrorResponse"];
+                    };
                 };
             };
         };
@@ -14669,8 +23138,115 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
-    responses: never;
+    schemas: {
+        /** @description An error: `detail` is a message, a list of validation issues, or an object naming what failed */
+        ErrorResponse: {
+            detail: string | components["schemas"]["ValidationIssue"][] | {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ValidationIssue: {
+            loc: (string | number)[];
+            msg: string;
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+    };
+    responses: {
+        /** @description Malformed request (body, multipart form, URL) */
+        Error400: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Missing or invalid API key */
+        Error401: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description The key may not take this action */
+        Error403: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description No such resource in this project */
+        Error404: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Conflict with the current state (a slug taken, a stale base revision) */
+        Error409: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Body or file larger than its limit */
+        Error413: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Unsupported content type */
+        Error415: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Invalid input: `detail` lists each problem with its location */
+        Error422: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Too many requests or concurrent runs */
+        Error429: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+        /** @description Database unavailable or busy: retry later */
+        Error503: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorResponse"];
+            };
+        };
+    };
     parameters: never;
     requestBodies: never;
     headers: never;
@@ -14742,6 +23318,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_application_catalog_template: {
@@ -14809,6 +23395,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_application_catalog_presets: {
@@ -14877,6 +23473,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_application_catalog_preset: {
@@ -14945,6 +23551,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_application_catalog_types: {
@@ -14975,6 +23591,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_catalog_templates: {
@@ -15041,6 +23667,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_evaluator_catalog_template: {
@@ -15108,6 +23744,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_catalog_presets: {
@@ -15176,6 +23822,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_evaluator_catalog_preset: {
@@ -15244,6 +23900,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_catalog_types: {
@@ -15274,6 +23940,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_evaluator_templates: {
@@ -15318,6 +23994,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_harnesses: {
@@ -15348,6 +24034,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_harness: {
@@ -15382,6 +24078,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_templates: {
@@ -15454,6 +24160,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_template: {
@@ -15521,6 +24237,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_presets: {
@@ -15589,6 +24315,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_preset: {
@@ -15657,6 +24393,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     list_workflow_catalog_types: {
@@ -15687,6 +24433,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
     fetch_workflow_catalog_type: {
@@ -15721,6 +24477,16 @@ export interface operations {
                     };
                 };
             };
+            400: components["responses"]["Error400"];
+            401: components["responses"]["Error401"];
+            403: components["responses"]["Error403"];
+            404: components["responses"]["Error404"];
+            409: components["responses"]["Error409"];
+            413: components["responses"]["Error413"];
+            415: components["responses"]["Error415"];
+            422: components["responses"]["Error422"];
+            429: components["responses"]["Error429"];
+            503: components["responses"]["Error503"];
         };
     };
 }

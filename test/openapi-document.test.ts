@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OpenApiConformance } from "./support/openapi-conformance.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+const ERRORS = ["400", "401", "403", "404", "409", "413", "415", "422", "429", "503"];
+
+describe("the OpenAPI document", () => {
+  let server: TestServer;
+  let doc: any;
+  beforeAll(async () => {
+    server = await startTestServer();
+    doc = (await server.app.inject({ method: "GET", url: "/api/openapi.json" })).json();
+  });
+  afterAll(() => server.close());
+
+  const operations = () => Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, op]) => ({ where: `${method.toUpperCase()} ${path}`, op })));
+
+  it("documents a success answer with a body schema for every operation (204 and 304 carry none)", () => {
+    const missing = operations().filter(({ op }) => {
+      const success = Object.entries<any>(op.responses).filter(([status]) => /^2/.test(status));
+      return success.length === 0 || success.some(([status, r]) => status !== "204" && !r.content);
+    }).map((o) => o.where);
+    expect(missing).toEqual([]);
+  });
+
+  it("documents every error answer as {detail} on every operation", () => {
+    expect(doc.components.schemas.ErrorResponse.properties.detail.anyOf).toHaveLength(3);
+    const missing = operations().flatMap(({ where, op }) => ERRORS.filter((s) => !op.responses[s]).map((s) => `${where} ${s}`));
+    expect(missing).toEqual([]);
+    const detail = doc.paths["/api/secrets/{secret_id}"].get.responses["404"];
+    expect(doc.components.responses[detail.$ref.split("/").pop()].content["application/json"].schema)
+      .toEqual({ $ref: "#/components/schemas/ErrorResponse" });
+  });
+
+  it("documents the three upload routes' multipart bodies, and the multipart parser still reads them", async () => {
+    for (const path of ["/api/simple/testsets/upload", "/api/simple/testsets/{id}/upload", "/api/testsets/revisions/{id}/upload"]) {
+      const body = doc.paths[path].post.requestBody.content["multipart/form-data"].schema;
+      expect(body.required).toEqual(["file"]);
+      expect(body.properties.file).toMatchObject({ type: "string", format: "binary" });
+    }
+    const p = await server.project();
+    const boundary = "----tessera";
+    const payload = [
+      `--${boundary}`, 'Content-Disposition: form-data; name="testset_name"', "", "Cities",
+      `--${boundary}`, 'Content-Disposition: form-data; name="file"; filename="cities.csv"', "Content-Type: text/csv", "", "city\nLima\n",
+      `--${boundary}--`, "",
+    ].join("\r\n");
+    const res = await p.call("POST", "/simple/testsets/upload", payload, { "content-type": `multipart/form-data; boundary=${boundary}` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().testset.name).toBe("Cities");
+  });
+
+  it("lists each record's fields: revisions, secrets, the invoke envelope", () => {
+    const revision = doc.paths["/api/testsets/revisions/commit"].post.responses["200"].content["application/json"].schema;
+    expect(Object.keys(revision.properties.testset_revision.anyOf[0].properties)).toEqual(
+      expect.arrayContaining(["id", "version", "variant_id", "artifact_id", "message", "data"]));
+    const secrets = doc.paths["/api/secrets/"].get.responses["200"].content["application/json"].schema;
+    expect(secrets.type).toBe("array");
+    expect(Object.keys(secrets.items.properties)).toEqual(["id", "slug", "kind", "data", "header", "lifecycle"]);
+    const invoke = doc.paths["/services/invoke"].post.responses;
+    expect(Object.keys(invoke["200"].content["application/json"].schema.properties)).toContain("trace_id");
+    expect(invoke["424"].content["application/json"].schema.anyOf).toHaveLength(2);
+  });
+});
+
+describe("the drift check of the test helper", () => {
+  const doc = {
+    paths: {
+      "/api/things/{id}": {
+        get: {
+          responses: {
+            200: { content: { "application/json": { schema: { type: "object", required: ["count"], properties: { count: { type: "integer" } } } } } },
+            404: { $ref: "#/components/responses/Error404" },
+          },
+        },
+      },
+    },
+    components: {
+      responses: { Error404: { content: { "application/json": { schema: { $ref: "#/components/schemas/E" } } } } },
+      schemas: { E: { type: "object", required: ["detail"], properties: { detail: { type: "string" } } } },
+    },
+  };
+  const answer = (statusCode: number, body: unknown) =>
+    ({ statusCode, body: JSON.stringify(body), headers: { "content-type": "application/json" } }) as never;
+  const check = new OpenApiConformance(doc);
+
+  it("passes answers that match their route, method and status", () => {
+    expect(check.problem("GET", "/api/things/7?x=1", answer(200, { count: 1 }))).toBeNull();
+    expect(check.problem("GET", "/api/things/7", answer(404, { detail: "No thing 7" }))).toBeNull();
+  });
+
+  it("names a body that does not match, and a status the document does not list", () => {
+    expect(check.problem("GET", "/api/things/7", answer(200, { count: "one" }))).toMatch(/GET \/api\/things\/\{id\} → 200: the body does not match[\s\S]*\/count must be integer/);
+    expect(check.problem("GET", "/api/things/7", answer(404, { message: "gone" }))).toMatch(/must have required property 'detail'/);
+    expect(check.problem("GET", "/api/things/7", answer(418, { detail: "teapot" }))).toMatch(/418: status not documented/);
+  });
+});
