@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
 import type { AppContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
 import { documentationOnly } from "../http/openapi.ts";
@@ -43,16 +44,8 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     return many("runs", await insertRows(db, req.scope, runs, (req.body as Body).runs));
   });
   app.patch("/evaluations/runs/", { schema: { tags, summary: "Edit runs", body: s.RunsEditBody }, config: answersMany("runs") }, async (req) => {
-    const edited = await db.transaction(async (tx) => {
-      const out: Row[] = [];
-      for (const edit of (req.body as Body).runs as Row[]) {
-        if (!edit.id) throw badRequest("Each run to edit needs its id");
-        const row = await editRun(tx, req.scope, edit.id as string, edit);
-        if (row) out.push(row);
-      }
-      return out;
-    });
-    return many("runs", edited);
+    const edits = (req.body as Body).runs as Row[];
+    return many("runs", await db.transaction((tx) => editEach(tx, req.scope, "run", edits, editRun)));
   });
   app.delete("/evaluations/runs/", { schema: { tags, summary: "Delete runs", body: s.RunIdsBody }, config: answersIds("run_ids") }, async (req) => {
     const ids = await deleteRows(db, req.scope, runs, (req.body as Body).run_ids);
@@ -94,16 +87,8 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     return many("scenarios", await db.transaction((tx) => createScenarios(tx, req.scope, (req.body as Body).scenarios)));
   });
   app.patch("/evaluations/scenarios/", { schema: { tags, summary: "Edit scenarios", body: s.ScenariosEditBody }, config: answersMany("scenarios") }, async (req) => {
-    const edited = await db.transaction(async (tx) => {
-      const out: Row[] = [];
-      for (const edit of (req.body as Body).scenarios as Row[]) {
-        if (!edit.id) throw badRequest("Each scenario to edit needs its id");
-        const row = await editScenario(tx, req.scope, edit.id as string, edit);
-        if (row) out.push(row);
-      }
-      return out;
-    });
-    return many("scenarios", edited);
+    const edits = (req.body as Body).scenarios as Row[];
+    return many("scenarios", await db.transaction((tx) => editEach(tx, req.scope, "scenario", edits, editScenario)));
   });
   app.delete("/evaluations/scenarios/", { schema: { tags, summary: "Delete scenarios", body: s.ScenarioIdsBody }, config: answersIds("scenario_ids") }, async (req) => {
     const ids = await deleteInOpenRuns(ctx, req.scope, scenarios, (req.body as Body).scenario_ids);
@@ -226,4 +211,17 @@ async function deleteInOpenRuns(ctx: AppContext, scope: Scope, t: EntityTable, i
     if (runIds.length) await assertOpenRuns(tx, scope, runIds);
     return deleteRows(tx, scope, t, ids);
   });
+}
+
+/** Applies edits that each name their row by id, in one transaction; rows that are not the caller's are left out. */
+async function editEach(
+  tx: Queryable, scope: Scope, noun: string, edits: Row[], edit: (tx: Queryable, scope: Scope, id: string, e: Row) => Promise<Row | null>,
+): Promise<Row[]> {
+  const out: Row[] = [];
+  for (const e of edits) {
+    if (!e.id) throw badRequest(`Each ${noun} to edit needs its id`);
+    const row = await edit(tx, scope, e.id as string, e);
+    if (row) out.push(row);
+  }
+  return out;
 }
