@@ -50,6 +50,7 @@ export function kindSchemas(kind: Kind, dataSchema: TSchema, deltaSchema: TSchem
   const query = Type.Object({
     flags: Nullable(Flags), tags: Nullable(Labels), meta: Nullable(Labels), name: Nullable(Type.String()),
     slug: Nullable(Type.String()), slugs: Nullable(Type.Array(Type.String())), folder_id: Nullable(Uuid), description: Nullable(Type.String()),
+    search: Nullable(Type.String({ description: "Part of the name or of the slug, in any case (the console's search box)" })),
   }, Strict);
   const revisionQuery = Type.Object({
     flags: Nullable(Flags), tags: Nullable(Labels), meta: Nullable(Labels), name: Nullable(Type.String()),

@@ -9,6 +9,7 @@ import { evaluationWorker } from "../evaluations/worker.ts";
 import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
+import { consoleRoutes } from "./console.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
 import { reportIgnoredFields } from "./ignored-fields.ts";
@@ -106,6 +107,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     });
   }, { prefix: "/api" });
   await app.register(servicesRoutes, routeContext);
+  // The web console (console/dist): `/`, its assets, and index.html for the page paths a browser opens.
+  await app.register(consoleRoutes);
 
   return app;
 }

@@ -14,6 +14,8 @@ export interface MetadataFilter {
   meta?: Record<string, unknown> | null;
   name?: string | null;
   slug?: string | null;
+  /** Part of the name or of the slug, in any case. */
+  search?: string | null;
   slugs?: string[] | null;
 }
 
@@ -36,6 +38,10 @@ export function matchMetadata(where: Conditions, alias: string, f: MetadataFilte
   if (f.meta) where.add(`${alias}.meta @> ?::jsonb`, json(f.meta));
   if (f.name) where.add(`${alias}.name ILIKE ?`, `%${f.name.replace(/[\\%_]/g, (c) => "\\" + c)}%`);
   if (f.slug) where.add(`${alias}.slug = ?`, f.slug);
+  if (f.search) {
+    const part = `%${f.search.replace(/[\\%_]/g, (c) => "\\" + c)}%`;
+    where.add(`(${alias}.name ILIKE ? OR ${alias}.slug ILIKE ?)`, part, part);
+  }
   if (f.slugs?.length) where.add(`${alias}.slug = ANY(?::text[])`, f.slugs);
 }
 

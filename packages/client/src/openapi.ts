@@ -579,6 +579,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -2677,6 +2678,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -3190,6 +3192,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -5100,6 +5103,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -8288,6 +8292,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -10386,6 +10391,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -15530,6 +15536,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -17693,6 +17700,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -18521,6 +18529,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {
@@ -20600,6 +20609,7 @@ export interface paths {
                                 [key: string]: unknown;
                             } | null;
                             name?: string | null;
+                            search?: string | null;
                             slug?: string | null;
                             slugs?: string[] | null;
                             tags?: {

@@ -1,0 +1,84 @@
+import { useEffect, useState } from "preact/hooks";
+import { messageOf, type ArtifactKind } from "../api.ts";
+import { KIND_TITLES, queryArtifacts, type Artifact } from "../artifacts.ts";
+import { EmptyState } from "../components/empty-state.tsx";
+import { ErrorBanner } from "../components/error-banner.tsx";
+import { IdChip } from "../components/id-chip.tsx";
+import { Link } from "../components/link.tsx";
+import { Loading } from "../components/loading.tsx";
+import { Table, type Column } from "../components/table.tsx";
+import { Time } from "../components/time.tsx";
+
+const PAGE = 50;
+
+/** A kind's artifacts, a page at a time ("Load more"), each linking to its page `/{kind}/{id}`. */
+export function ArtifactList(props: { kind: ArtifactKind; search: string; archived: boolean }) {
+  const { kind, search, archived } = props;
+  const [items, setItems] = useState<Artifact[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [round, setRound] = useState(0);
+
+  const load = async (from: string | null, signal?: AbortSignal) => {
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await queryArtifacts(kind, { search, archived, next: from, limit: PAGE }, signal);
+      if (signal?.aborted) return;
+      setItems((before) => (from ? [...before, ...page.items] : page.items));
+      setNext(page.next);
+    } catch (e) {
+      if (!signal?.aborted) setError(messageOf(e));
+    } finally {
+      if (!signal?.aborted) setLoading(false);
+    }
+  };
+  useEffect(() => {
+    const controller = new AbortController();
+    setItems([]);
+    setNext(null);
+    void load(null, controller.signal);
+    return () => controller.abort();
+  }, [kind, search, archived, round]);
+
+  const titles = KIND_TITLES[kind];
+  const columns: Column<Artifact>[] = [
+    {
+      title: "Name",
+      cell: (a) => (
+        <>
+          <Link href={`/${kind}/${a.id}`}>{a.name || a.slug}</Link>
+          {a.deleted_at && <span class="badge">archived</span>}
+        </>
+      ),
+    },
+    { title: "Slug", cell: (a) => <code>{a.slug}</code> },
+    { title: "Created", cell: (a) => <Time value={a.created_at} />, wide: true },
+    { title: "ID", cell: (a) => <IdChip id={a.id} label={`${titles.one.toLowerCase()} id`} />, wide: true },
+  ];
+
+  if (error && items.length === 0) return <ErrorBanner message={error} onRetry={() => setRound((r) => r + 1)} />;
+  if (loading && items.length === 0) return <Loading />;
+  if (items.length === 0) {
+    return search ? (
+      <EmptyState title={`No ${titles.many.toLowerCase()} match “${search}”`}>
+        <p>The search looks for part of the name or the slug{archived ? "" : " among those not archived"}.</p>
+      </EmptyState>
+    ) : (
+      <EmptyState title={`No ${titles.many.toLowerCase()} yet`}>
+        <p>Create one with the API (<a href="/api/docs">reference</a>) or the <code>tessera</code> command line.</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <>
+      <Table caption={titles.many} columns={columns} rows={items} rowKey={(a) => a.id} />
+      <ErrorBanner message={error} onRetry={() => void load(next)} />
+      <div class="list-footer">
+        <span class="muted">{items.length} shown</span>
+        {next && <button type="button" onClick={() => void load(next)} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
+      </div>
+    </>
+  );
+}

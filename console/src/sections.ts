@@ -1,0 +1,5 @@
+/** The header's tabs, in order: `id` is what a route names as its `section`. */
+export const SECTIONS: { id: string; title: string; href: string }[] = [
+  { id: "registry", title: "Registry", href: "/registry" },
+  { id: "environments", title: "Environments", href: "/environments" },
+];

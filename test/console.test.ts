@@ -1,0 +1,112 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Fastify from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consoleRoutes, loadConsoleBuild } from "../src/http/console.ts";
+import { startTestServer, type TestServer } from "./support/server.ts";
+
+const HTML = { accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" };
+
+describe("web console", () => {
+  let server: TestServer;
+  let hash: string;
+
+  beforeAll(async () => {
+    const build = loadConsoleBuild(); // built by `npm ci` (prepare)
+    if (!build) throw new Error("console/dist is missing: run `node scripts/build-console.ts`");
+    hash = build.hash;
+    server = await startTestServer();
+  });
+  afterAll(async () => server?.close());
+
+  it("answers index.html at / with an import map of versioned assets, revalidated each time", async () => {
+    const res = await server.app.inject({ url: "/", headers: HTML });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(res.headers["cache-control"]).toBe("no-cache");
+    expect(res.body).toContain('<script type="importmap">');
+    expect(res.body).toContain(`/assets/${hash}/app/main.js`);
+    expect(res.body).toContain(`"preact": "/assets/${hash}/vendor/preact/preact.mjs"`);
+    const again = await server.app.inject({ url: "/", headers: { ...HTML, "if-none-match": res.headers.etag as string } });
+    expect(again.statusCode).toBe(304);
+    // curl's */* gets the page at / too
+    expect((await server.app.inject({ url: "/" })).statusCode).toBe(200);
+  });
+
+  it("serves assets under the build hash, immutable, typed, compressed when asked", async () => {
+    const main = await server.app.inject({ url: `/assets/${hash}/app/main.js` });
+    expect(main.statusCode).toBe(200);
+    expect(main.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(main.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(main.body).toContain('from "./app.js"');
+    const css = await server.app.inject({ url: `/assets/${hash}/app/styles.css` });
+    expect(css.headers["content-type"]).toBe("text/css; charset=utf-8");
+    const preact = await server.app.inject({ url: `/assets/${hash}/vendor/preact/preact.mjs`, headers: { "accept-encoding": "gzip" } });
+    expect(preact.statusCode).toBe(200);
+    expect(preact.headers["content-encoding"]).toBe("gzip");
+    const client = await server.app.inject({ url: `/assets/${hash}/vendor/client/index.js` });
+    expect(client.statusCode).toBe(200);
+    expect(client.body).not.toContain("node:");
+  });
+
+  it("answers 404 for an unknown asset or another build's hash, never cached", async () => {
+    for (const url of [`/assets/${hash}/app/nothing.js`, `/assets/0000deadbeef/app/main.js`]) {
+      const res = await server.app.inject({ url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers["cache-control"], url).toBe("no-store");
+      expect(res.json().detail, url).toMatch(/^No console asset/);
+    }
+    const outside = await server.app.inject({ url: `/assets/${hash}/../../build.json` });
+    expect(outside.statusCode).toBe(404);
+    expect(outside.body).not.toContain(hash);
+  });
+
+  it("answers index.html for deep links a browser opens, and JSON 404 to other clients", async () => {
+    for (const url of ["/registry?kind=testsets&q=x", "/applications/0190a7c2-1111-7000-8000-000000000000", "/a/b/c"]) {
+      const res = await server.app.inject({ url, headers: HTML });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers["content-type"], url).toBe("text/html; charset=utf-8");
+      expect(res.body, url).toContain('<div id="app">');
+    }
+    const json = await server.app.inject({ url: "/registry", headers: { accept: "application/json" } });
+    expect(json.statusCode).toBe(404);
+    expect(json.json().detail).toBe("Not found: GET /registry");
+    const post = await server.app.inject({ method: "POST", url: "/registry", headers: HTML });
+    expect(post.statusCode).toBe(404);
+  });
+
+  it("leaves /api and /services alone: a key is still demanded, unknown paths are JSON 404s", async () => {
+    for (const url of ["/api", "/api/applications/query", "/api/no-such-route"]) {
+      const res = await server.app.inject({ url, headers: HTML });
+      expect(res.statusCode, url).toBe(401);
+      expect(res.headers["content-type"], url).toMatch(/^application\/json/);
+    }
+    const project = await server.project();
+    const unknown = await project.call("GET", "/no-such-route", undefined, HTML);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().detail).toBe("Not found: GET /api/no-such-route");
+    const services = await server.app.inject({ url: "/services/nothing", headers: HTML });
+    expect(services.statusCode).toBe(404);
+    expect(services.headers["content-type"]).toMatch(/^application\/json/);
+    const health = await server.app.inject({ url: "/api/health", headers: HTML });
+    expect(health.json()).toEqual({ status: "ok" });
+  });
+
+  it("says how to build the console when console/dist is missing", async () => {
+    const empty = mkdtempSync(join(tmpdir(), "console-dist-"));
+    try {
+      expect(loadConsoleBuild(empty)).toBeNull();
+      const app = Fastify();
+      await app.register(consoleRoutes, { dist: empty });
+      for (const url of ["/", "/registry"]) {
+        const res = await app.inject({ url, headers: HTML });
+        expect(res.statusCode, url).toBe(503);
+        expect(res.body, url).toContain("node scripts/build-console.ts");
+      }
+      await app.close();
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
