@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "packages/*/test/**/*.test.ts"],
+    // The console's browser tests run on their own (vitest.browser.config.ts, `npm run test:browser`).
+    exclude: ["test/browser/**", "**/node_modules/**"],
     pool: "forks",
     maxWorkers: 2,
     testTimeout: 60_000,

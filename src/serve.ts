@@ -48,6 +48,10 @@ async function announceFirstRun(config: Config, db: Database) {
     "",
     `    curl -s -X POST ${config.publicUrl}/api/simple/applications/query -H 'Authorization: ApiKey ${first.key}' -H 'Content-Type: application/json' -d '{}'`,
     "",
+    "  Or open the web console: this link signs you in (the key stays in the link's #fragment, never sent to the server):",
+    "",
+    `    ${config.publicUrl}/#key=${encodeURIComponent(first.key)}`,
+    "",
     "",
   ].join("\n"));
 }

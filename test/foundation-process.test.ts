@@ -43,6 +43,7 @@ describe("server process", () => {
     key = printed![1];
     expect(stdout).toContain(`curl -s -X POST`);
     expect(stdout).toContain(`-H 'Authorization: ApiKey ${key}'`);
+    expect(stdout).toContain(`/#key=${key}`);
 
     const file = join(target.dir, "api-key");
     expect(stdout).toContain(file);

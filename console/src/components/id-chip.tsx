@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 
-/** An id, shortened, with a button that copies the whole of it. */
+/** An id, shortened to its end (a UUIDv7 begins with its time, alike for ids made together), with a button that copies it whole. */
 export function IdChip(props: { id: string; label?: string }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
@@ -14,7 +14,7 @@ export function IdChip(props: { id: string; label?: string }) {
   };
   return (
     <span class="id-chip" title={props.id}>
-      <code>{props.id.slice(0, 8)}…</code>
+      <code>…{props.id.slice(-8)}</code>
       <button type="button" class="chip-button" onClick={copy} aria-label={`Copy ${props.label ?? "id"} ${props.id}`}>
         {copied ? "Copied" : "Copy"}
       </button>
