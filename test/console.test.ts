@@ -93,6 +93,25 @@ describe("web console", () => {
     expect(health.json()).toEqual({ status: "ok" });
   });
 
+  it("finds artifacts by part of the name or the slug, in any case (the registry's search)", async () => {
+    const project = await server.project();
+    for (const [slug, name] of [["geo-capitals", "Geo capitals"], ["summariser", "Text summary"], ["odds", "Odds: 100%_sure"]]) {
+      await project.ok("POST", "/applications/", { application: { slug, name } });
+    }
+    const found = async (search: string) =>
+      (await project.ok("POST", "/applications/query", { application: { search } })).applications.map((a: any) => a.slug).sort();
+    expect(await found("CAPITAL")).toEqual(["geo-capitals"]);
+    expect(await found("summar")).toEqual(["summariser"]); // the slug, not the name
+    expect(await found("SUMMARY")).toEqual(["summariser"]); // the name, not the slug
+    expect(await found("%")).toEqual(["odds"]); // LIKE's wildcards match themselves
+    expect(await found("0%_s")).toEqual(["odds"]);
+    expect(await found("nothing-like-it")).toEqual([]);
+    const variants = await project.ok("POST", "/applications/variants/query", { application_variant: { search: "GEO" } });
+    expect(variants.application_variants).toEqual([]); // artifacts made this way have no variant yet
+    const bad = await project.call("POST", "/applications/query", { application: { search: 42 } });
+    expect(bad.statusCode).toBe(422);
+  });
+
   it("says how to build the console when console/dist is missing", async () => {
     const empty = mkdtempSync(join(tmpdir(), "console-dist-"));
     try {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { screenshot, signIn, startConsoleServer, useBrowser, type ConsoleServer } from "./support.ts";
+import { screenshot, signIn, startConsoleServer, useBrowser, watchScripts, type ConsoleServer } from "./support.ts";
 
 const prompt = { uri: "svc:builtin:completion:v0", parameters: { prompt: { messages: [{ role: "user", content: "{{q}}" }], llm_config: { model: "gpt-4o-mini" } } } };
 
@@ -43,10 +43,16 @@ describe("console: sign-in and registry", () => {
   it("signs in through the link the first start printed, and takes the key out of the address bar", async () => {
     expect(server.welcome).toContain("/#key=");
     const { page } = browser;
+    const scripts = watchScripts(page);
     await page.goto(server.signInLink);
     await page.getByRole("heading", { name: "Registry" }).waitFor();
     expect(page.url()).toBe(server.url + "/");
     await page.getByRole("link", { name: "Geo capitals" }).waitFor();
+    // The budget of the first view: under 200 KB of JavaScript, gzipped.
+    const js = await scripts.bytes();
+    console.log(`first view: ${js.modules} modules, ${js.raw} B of JavaScript, ${js.gzipped} B gzipped`);
+    expect(js.modules).toBeGreaterThan(10);
+    expect(js.gzipped).toBeLessThan(200 * 1024);
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API key").waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("tessera.apiKey"))).toBeNull();

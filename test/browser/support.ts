@@ -6,6 +6,7 @@
  * writes docs/console/<name>.png for the README.
  */
 import { mkdirSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, type TestContext } from "vitest";
@@ -158,4 +159,21 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (process.env.TESSERA_SCREENSHOTS !== "1") return;
   mkdirSync(DOC_SHOTS, { recursive: true });
   await page.screenshot({ path: join(DOC_SHOTS, `${name}.png`) });
+}
+
+/**
+ * Counts the JavaScript a page loads from now on: `bytes()` answers the number of modules and their size
+ * gzipped (each file on its own, as the server sends them), once the page has settled.
+ */
+export function watchScripts(page: Page): { bytes(): Promise<{ modules: number; gzipped: number; raw: number }> } {
+  const bodies: Promise<Buffer>[] = [];
+  page.on("response", (response) => {
+    if (/\.m?js$/.test(new URL(response.url()).pathname)) bodies.push(response.body());
+  });
+  return {
+    async bytes() {
+      const all = await Promise.all(bodies);
+      return { modules: all.length, gzipped: all.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0), raw: all.reduce((n, b) => n + b.length, 0) };
+    },
+  };
 }
