@@ -103,6 +103,14 @@ describe("console: sign-in and registry", () => {
     await page.goForward();
     await page.getByRole("heading", { name: "Geo capitals" }).waitFor();
     // Opened directly, and an id that is not there: the server's detail.
+    // The header's Environments tab: the project's environments (every project starts with three).
+    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Environments" }).click();
+    await page.waitForURL(`${server.url}/environments`);
+    await page.getByRole("heading", { name: "Environments" }).waitFor();
+    await page.getByRole("link", { name: /production/i }).click();
+    await page.waitForURL(/\/environments\/[0-9a-f-]{36}$/);
+    await page.getByRole("heading", { name: /production/i }).waitFor();
+    await expect(page.locator(".crumbs").textContent()).resolves.toMatch(/^Environments/);
     browser.allowErrors(/status of 404/); // the browser logs the refused request itself
     await page.goto(`${server.url}/applications/0190a7c2-1111-7000-8000-000000000000`);
     await expect(page.getByRole("alert").textContent()).resolves.toMatch(/not found/);
