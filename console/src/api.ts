@@ -74,7 +74,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
   }
   if (!res.ok) {
     const detail = parsed && typeof parsed === "object" && "detail" in parsed ? (parsed as { detail: unknown }).detail : parsed || res.statusText;
-    if (res.status === 401 && !options.key) signOut();
+    if (res.status === 401 && !options.key) signOut(`Signed out: ${detailMessage(detail)}`);
     throw new TesseraError(res.status, detail, method, path);
   }
   return parsed as T;

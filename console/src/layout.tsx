@@ -30,7 +30,7 @@ export function Layout(props: { section?: string; children: ComponentChildren })
           <button type="button" class="button-quiet" onClick={toggleTheme} aria-label={`Theme: ${theme}. Change theme`}>
             {theme === "system" ? "Auto" : theme === "light" ? "Light" : "Dark"}
           </button>
-          <button type="button" class="button-quiet" onClick={signOut}>Sign out</button>
+          <button type="button" class="button-quiet" onClick={() => signOut()}>Sign out</button>
         </div>
       </header>
       <main id="main" tabIndex={-1}>{props.children}</main>

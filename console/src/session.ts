@@ -17,9 +17,20 @@ export function signIn(key: string): void {
   listeners.forEach((listener) => listener());
 }
 
-export function signOut(): void {
+let reason: string | null = null;
+
+/** Forgets the key; `why` (the server's refusal) is shown once by the sign-in page. */
+export function signOut(why: string | null = null): void {
+  reason = why;
   sessionStorage.removeItem(STORAGE);
   listeners.forEach((listener) => listener());
+}
+
+/** Why the tab was signed out (a refused key), once: null after the first read. */
+export function takeSignOutReason(): string | null {
+  const why = reason;
+  reason = null;
+  return why;
 }
 
 /** Takes a key from `#key=…` into the session and removes the fragment from the URL (no history entry). */

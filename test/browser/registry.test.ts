@@ -56,6 +56,11 @@ describe("console: sign-in and registry", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("API key").waitFor();
     expect(await page.evaluate(() => sessionStorage.getItem("tessera.apiKey"))).toBeNull();
+    // A link with a key the server refuses: back to the sign-in page, which says why.
+    browser.allowErrors(/status of 401/);
+    await page.goto(`${server.url}/registry#key=tsk_revoked.0123456789`);
+    await expect(page.getByRole("alert").textContent()).resolves.toMatch(/^Signed out: .*key/i);
+    expect(page.url()).toBe(`${server.url}/registry`);
   });
 
   it("searches by name or slug and shows archived ones on demand, all in the URL", async () => {

@@ -1,12 +1,12 @@
 import { useState } from "preact/hooks";
 import { api, messageOf } from "../api.ts";
 import { ErrorBanner } from "../components/error-banner.tsx";
-import { signIn } from "../session.ts";
+import { signIn, takeSignOutReason } from "../session.ts";
 
 /** A key is checked with one cheap call before it is kept for this tab. */
 export function SignInPage() {
   const [key, setKey] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(takeSignOutReason);
   const [busy, setBusy] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
