@@ -62,6 +62,36 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(invoke["200"].content["application/json"].schema.properties)).toContain("trace_id");
     expect(invoke["424"].content["application/json"].schema.anyOf).toHaveLength(2);
   });
+
+  it("lists the fields of every evaluation entity, and the drift check holds answers to them", async () => {
+    const answerOf = (method: string, path: string) => doc.paths[path][method].responses["200"].content["application/json"].schema;
+    const fields = {
+      "/api/evaluations/runs/": ["runs", ["id", "version", "name", "status", "data", "created_at", "deleted_at"]],
+      "/api/evaluations/scenarios/": ["scenarios", ["id", "status", "interval", "timestamp", "run_id"]],
+      "/api/evaluations/results/": ["results", ["id", "hash_id", "trace_id", "testcase_id", "error", "repeat_idx", "step_key", "scenario_id", "run_id"]],
+      "/api/evaluations/metrics/": ["metrics", ["id", "status", "data", "interval", "timestamp", "scenario_id", "run_id"]],
+      "/api/evaluations/queues/": ["queues", ["id", "name", "flags", "status", "data", "run_id"]],
+    } as const;
+    for (const [path, [key, names]] of Object.entries(fields)) {
+      const record = answerOf("post", path).properties[key].items;
+      expect(record.required, path).toEqual(expect.arrayContaining([...names]));
+    }
+    const evaluation = answerOf("get", "/api/simple/evaluations/{evaluation_id}").properties.evaluation.anyOf[0];
+    expect(Object.keys(evaluation.properties.data.properties)).toEqual(
+      ["status", "query_steps", "testset_steps", "application_steps", "evaluator_steps", "repeats", "concurrency"]);
+    const queue = answerOf("get", "/api/simple/queues/{queue_id}").properties.queue.anyOf[0];
+    expect(Object.keys(queue.properties.data.properties)).toEqual(["kind", "queries", "testsets", "assignments", "repeats", "settings"]);
+
+    const p = await server.project();
+    const run = (await p.ok("POST", "/evaluations/runs/", { runs: [{ name: "checked" }] })).runs[0];
+    const check = new OpenApiConformance(doc);
+    const answer = (body: unknown) => ({ statusCode: 200, body: JSON.stringify(body), headers: { "content-type": "application/json" } }) as never;
+    expect(check.problem("GET", `/api/evaluations/runs/${run.id}`, answer({ count: 1, run }))).toBeNull();
+    expect(check.problem("GET", `/api/evaluations/runs/${run.id}`, answer({ count: 1, run: { ...run, status: "done" } })))
+      .toMatch(/\/run\/status must be equal to one of the allowed values/);
+    const { created_at: _, ...undated } = run;
+    expect(check.problem("GET", `/api/evaluations/runs/${run.id}`, answer({ count: 1, run: undated }))).toMatch(/required property 'created_at'/);
+  });
 });
 
 describe("the drift check of the test helper", () => {

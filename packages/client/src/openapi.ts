@@ -5239,10 +5239,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5309,10 +5343,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5357,6 +5425,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -5423,10 +5493,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5473,8 +5577,33 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            metrics?: ({
+                            metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -5518,6 +5647,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -5585,10 +5716,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5655,10 +5820,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5746,6 +5945,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5787,6 +6037,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_ids: string[];
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5859,6 +6112,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5903,6 +6207,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5940,6 +6286,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_id: string | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6014,6 +6363,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6086,6 +6477,43 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6153,6 +6581,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6238,10 +6717,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6314,10 +6833,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6362,6 +6921,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             result_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6434,10 +6995,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6484,8 +7085,39 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            result?: ({
+                            result: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -6529,6 +7161,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             result_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6596,10 +7230,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6644,9 +7318,38 @@ export interface paths {
                 content: {
                     "application/json": {
                         runs: ({
-                            data?: {
+                            data?: ({
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                    max_retries?: number | null;
+                                    retry_delay?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                mappings?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                repeats?: number | null;
+                                steps?: ({
+                                    inputs?: ({
+                                        key: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                    key: string;
+                                    origin: "custom" | "human" | "auto";
+                                    references: {
+                                        [key: string]: {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    type: "input" | "invocation" | "annotation";
+                                } & {
+                                    [key: string]: unknown;
+                                })[] | null;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             description?: string | null;
                             flags?: {
                                 [key: string]: unknown;
@@ -6678,10 +7381,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6726,6 +7491,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             run_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6755,9 +7522,38 @@ export interface paths {
                 content: {
                     "application/json": {
                         runs: ({
-                            data?: {
+                            data?: ({
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                    max_retries?: number | null;
+                                    retry_delay?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                mappings?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                repeats?: number | null;
+                                steps?: ({
+                                    inputs?: ({
+                                        key: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                    key: string;
+                                    origin: "custom" | "human" | "auto";
+                                    references: {
+                                        [key: string]: {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    type: "input" | "invocation" | "annotation";
+                                } & {
+                                    [key: string]: unknown;
+                                })[] | null;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             description?: string | null;
                             flags?: {
                                 [key: string]: unknown;
@@ -6790,10 +7586,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6840,8 +7698,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -6885,6 +7796,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             run_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6916,9 +7829,38 @@ export interface paths {
                 content: {
                     "application/json": {
                         run: {
-                            data?: {
+                            data?: ({
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                    max_retries?: number | null;
+                                    retry_delay?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                mappings?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                repeats?: number | null;
+                                steps?: ({
+                                    inputs?: ({
+                                        key: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                    key: string;
+                                    origin: "custom" | "human" | "auto";
+                                    references: {
+                                        [key: string]: {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    type: "input" | "invocation" | "annotation";
+                                } & {
+                                    [key: string]: unknown;
+                                })[] | null;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             description?: string | null;
                             flags?: {
                                 [key: string]: unknown;
@@ -6950,8 +7892,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7005,8 +8000,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7064,8 +8112,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7128,10 +8229,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7253,10 +8416,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7327,10 +8552,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7408,10 +8695,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7456,6 +8773,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenario_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -7517,10 +8836,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7567,8 +8916,29 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            scenario?: ({
+                            scenario: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7612,6 +8982,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenario_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -7674,8 +9046,29 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            scenario?: ({
+                            scenario: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7745,10 +9138,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -12283,8 +13706,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12338,8 +13806,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12383,6 +13896,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             evaluation_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12462,8 +13977,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12515,8 +14075,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12572,8 +14177,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12665,10 +14315,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -12786,10 +14476,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -12842,8 +14562,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12899,8 +14664,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12974,10 +14784,64 @@ export interface paths {
                         "application/json": {
                             count: number;
                             evaluations: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -13524,6 +15388,50 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    assignments: string[][] | null;
+                                    kind: ("queries" | "testsets" | "traces" | "testcases") | null;
+                                    queries: string[] | null;
+                                    repeats: number | null;
+                                    settings: ({
+                                        batch_offset: number | null;
+                                        batch_size: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    testsets: string[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13572,6 +15480,50 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    assignments: string[][] | null;
+                                    kind: ("queries" | "testsets" | "traces" | "testcases") | null;
+                                    queries: string[] | null;
+                                    repeats: number | null;
+                                    settings: ({
+                                        batch_offset: number | null;
+                                        batch_size: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    testsets: string[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13609,6 +15561,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_id: string | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13684,6 +15639,43 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13742,6 +15734,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_id: string | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13809,6 +15804,59 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    assignments: string[][] | null;
+                                    kind: ("queries" | "testsets" | "traces" | "testcases") | null;
+                                    queries: string[] | null;
+                                    repeats: number | null;
+                                    settings: ({
+                                        batch_offset: number | null;
+                                        batch_size: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    testsets: string[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
