@@ -63,6 +63,22 @@ describe("the OpenAPI document", () => {
     expect(invoke["424"].content["application/json"].schema.anyOf).toHaveLength(2);
   });
 
+  it("documents the streamed invoke: text/event-stream with its events and each one's data", async () => {
+    for (const path of ["/services/invoke", "/services/{key}/{version}/invoke", "/services/revisions/{revision_id}/invoke"]) {
+      const stream = doc.paths[path].post.responses["200"].content["text/event-stream"];
+      expect(Object.keys(stream["x-sse-events"]), path).toEqual(["delta", "done", "error"]);
+      expect(stream.schema.description).toMatch(/`delta` `\{text\}`.*`done` `\{trace_id, span_id, outputs, usage\?\}`.*`error`/);
+    }
+    const check = new OpenApiConformance(doc);
+    const stream = (body: string) => ({ statusCode: 200, body, headers: { "content-type": "text/event-stream" } }) as never;
+    const done = 'event: done\ndata: {"trace_id":"t","span_id":"s","outputs":"Paris"}\n\n';
+    expect(check.problem("POST", "/services/invoke", stream(`event: delta\ndata: {"text":"Par"}\n\n${done}`))).toBeNull();
+    expect(check.problem("POST", "/services/invoke", stream('event: delta\ndata: {"txt":"Par"}\n\n'))).toMatch(/event "delta" does not match[\s\S]*'text'/);
+    expect(check.problem("POST", "/services/invoke", stream('event: progress\ndata: {}\n\n'))).toMatch(/event "progress" is not documented/);
+    const failed = 'event: error\ndata: {"version":"2025.07.14","status":{"code":502,"type":"x","message":"m"},"trace_id":"t","span_id":"s"}\n\n';
+    expect(check.problem("POST", "/services/invoke", stream(failed))).toBeNull();
+  });
+
   it("lists the fields of every evaluation entity, and the drift check holds answers to them", async () => {
     const answerOf = (method: string, path: string) => doc.paths[path][method].responses["200"].content["application/json"].schema;
     const fields = {

@@ -23269,7 +23269,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The invocation's envelope; with `Accept: text/event-stream` or `flags.stream: true`, its events as they come */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -23295,6 +23295,17 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @example event: delta
+                         *     data: {"text":"Par"}
+                         *
+                         *     event: delta
+                         *     data: {"text":"is"}
+                         *
+                         *     event: done
+                         *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
+                         */
+                        "text/event-stream": string;
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
@@ -24168,7 +24179,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The invocation's envelope; with `Accept: text/event-stream` or `flags.stream: true`, its events as they come */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -24194,6 +24205,17 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @example event: delta
+                         *     data: {"text":"Par"}
+                         *
+                         *     event: delta
+                         *     data: {"text":"is"}
+                         *
+                         *     event: done
+                         *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
+                         */
+                        "text/event-stream": string;
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
@@ -25020,7 +25042,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The invocation's envelope; with `Accept: text/event-stream` or `flags.stream: true`, its events as they come */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -25046,6 +25068,17 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @example event: delta
+                         *     data: {"text":"Par"}
+                         *
+                         *     event: delta
+                         *     data: {"text":"is"}
+                         *
+                         *     event: done
+                         *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
+                         */
+                        "text/event-stream": string;
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
