@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { checkFetchesAgainstOpenApi } from "./support/fetch-conformance.ts";
 import { OpenApiConformance } from "./support/openapi-conformance.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
@@ -140,5 +143,35 @@ describe("the drift check of the test helper", () => {
     expect(check.problem("GET", "/api/things/7", answer(200, { count: "one" }))).toMatch(/GET \/api\/things\/\{id\} → 200: the body does not match[\s\S]*\/count must be integer/);
     expect(check.problem("GET", "/api/things/7", answer(404, { message: "gone" }))).toMatch(/must have required property 'detail'/);
     expect(check.problem("GET", "/api/things/7", answer(418, { detail: "teapot" }))).toMatch(/418: status not documented/);
+  });
+
+  it("checks what a test fetches from a server in another process, as the body is read", async () => {
+    const answers: Record<string, [number, string]> = {
+      "/api/openapi.json": [200, JSON.stringify(doc)],
+      "/api/things/1": [200, '{"count":1}'],
+      "/api/things/2": [200, '{"count":"one"}'],
+      "/api/things/3": [418, '{"detail":"teapot"}'],
+      "/elsewhere": [200, '{"count":"anything"}'],
+    };
+    const other = createServer((req, res) => {
+      const [status, body] = answers[req.url!] ?? [404, '{"detail":"none"}'];
+      res.writeHead(status, { "content-type": "application/json" }).end(body);
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const stop = await checkFetchesAgainstOpenApi(url);
+    try {
+      expect(await (await fetch(`${url}/api/things/1`)).json()).toEqual({ count: 1 });
+      const drifted = await fetch(`${url}/api/things/2`);
+      expect(drifted.status).toBe(200);
+      await expect(drifted.text()).rejects.toThrow(/OpenAPI drift: GET \/api\/things\/\{id\} → 200[\s\S]*\/count must be integer/);
+      await expect(fetch(`${url}/api/things/3`)).rejects.toThrow(/418: status not documented/);
+      expect((await fetch(`${url}/elsewhere`)).status).toBe(200);
+      stop();
+      expect(await (await fetch(`${url}/api/things/2`)).json()).toEqual({ count: "one" });
+    } finally {
+      stop();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });

@@ -3,6 +3,13 @@ import addFormats from "ajv-formats";
 import type { ValidateFunction } from "ajv";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 
+/** What the check reads of an answer (a light-my-request response has it, and so does a fetched one). */
+export interface Answer {
+  statusCode: number;
+  body: string;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
 type Document = {
   paths: Record<string, Record<string, { responses?: Record<string, Response> }>>;
   components?: { responses?: Record<string, Response> };
@@ -32,7 +39,7 @@ export class OpenApiConformance {
   }
 
   /** The problem with an answer, or null when it matches the document (or its route is not documented at all). */
-  problem(method: string, url: string, res: LightMyRequestResponse): string | null {
+  problem(method: string, url: string, res: Answer): string | null {
     let path: string;
     try {
       path = decodeURI(url.split("?")[0]!);
