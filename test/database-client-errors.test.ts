@@ -83,6 +83,28 @@ describe("evaluation entities", () => {
     expect(await refused("POST", "/evaluations/scenarios/", { scenarios: [{ run_id: run.id, interval: 2 ** 40 }] }, 422))
       .toMatch(/number is out of range/);
   });
+
+  it("a metric naming a scenario that does not exist is a 404 naming the field and the id", async () => {
+    const run = (await p.ok("POST", "/evaluations/runs/", { runs: [{ name: "no such scenario" }] })).runs[0];
+    const missing = "0190a000-0000-7000-8000-00000000abcd";
+    expect(await refused("POST", "/evaluations/metrics/", { metrics: [{ run_id: run.id, scenario_id: missing, data: {} }] }, 404))
+      .toBe(`Not found: scenario_id ${missing} names an evaluation scenario that does not exist`);
+  });
+
+  it("a query filter of the wrong type is a 422 naming the filter", async () => {
+    const cases: [string, object, string][] = [
+      ["/evaluations/results/query", { result: { repeat_idx: "x" } }, 'Filter repeat_idx must be an integer (32-bit); got "x"'],
+      ["/evaluations/results/query", { result: { run_ids: ["nope"] } }, 'Filter run_ids must be a list, each item a UUID; got ["nope"]'],
+      ["/evaluations/runs/query", { run: { ids: "0190a000-0000-7000-8000-00000000abcd" } }, "Filter ids must be a list, each item a UUID"],
+      ["/evaluations/scenarios/query", { scenario: { interval: 99999999999 } }, "Filter interval must be an integer (32-bit); got 99999999999"],
+      ["/evaluations/metrics/query", { metrics: { timestamp: "garbage" } }, 'Filter timestamp must be an ISO 8601 date-time; got "garbage"'],
+      ["/evaluations/queues/query", { queue: { run_id: 7 } }, "Filter run_id must be a UUID; got 7"],
+    ];
+    for (const [path, body, detail] of cases) expect(await refused("POST", path, body, 422), path).toContain(detail);
+    // A date-time the database cannot hold still names its value.
+    expect(await refused("POST", "/evaluations/metrics/query", { metrics: { timestamps: ["0000-01-01T00:00:00Z"] } }, 422))
+      .toBe('Invalid value "0000-01-01T00:00:00Z": not a valid date and time, or out of range');
+  });
 });
 
 describe("every database error a client can cause, in the API's words", () => {
