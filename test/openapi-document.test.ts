@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { checkFetchesAgainstOpenApi } from "./support/fetch-conformance.ts";
 import { OpenApiConformance } from "./support/openapi-conformance.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
@@ -62,6 +65,52 @@ describe("the OpenAPI document", () => {
     expect(Object.keys(invoke["200"].content["application/json"].schema.properties)).toContain("trace_id");
     expect(invoke["424"].content["application/json"].schema.anyOf).toHaveLength(2);
   });
+
+  it("documents the streamed invoke: text/event-stream with its events and each one's data", async () => {
+    for (const path of ["/services/invoke", "/services/{key}/{version}/invoke", "/services/revisions/{revision_id}/invoke"]) {
+      const stream = doc.paths[path].post.responses["200"].content["text/event-stream"];
+      expect(Object.keys(stream["x-sse-events"]), path).toEqual(["delta", "done", "error"]);
+      expect(stream.schema.description).toMatch(/`delta` `\{text\}`.*`done` `\{trace_id, span_id, outputs, usage\?\}`.*`error`/);
+    }
+    const check = new OpenApiConformance(doc);
+    const stream = (body: string) => ({ statusCode: 200, body, headers: { "content-type": "text/event-stream" } }) as never;
+    const done = 'event: done\ndata: {"trace_id":"t","span_id":"s","outputs":"Paris"}\n\n';
+    expect(check.problem("POST", "/services/invoke", stream(`event: delta\ndata: {"text":"Par"}\n\n${done}`))).toBeNull();
+    expect(check.problem("POST", "/services/invoke", stream('event: delta\ndata: {"txt":"Par"}\n\n'))).toMatch(/event "delta" does not match[\s\S]*'text'/);
+    expect(check.problem("POST", "/services/invoke", stream('event: progress\ndata: {}\n\n'))).toMatch(/event "progress" is not documented/);
+    const failed = 'event: error\ndata: {"version":"2025.07.14","status":{"code":502,"type":"x","message":"m"},"trace_id":"t","span_id":"s"}\n\n';
+    expect(check.problem("POST", "/services/invoke", stream(failed))).toBeNull();
+  });
+
+  it("lists the fields of every evaluation entity, and the drift check holds answers to them", async () => {
+    const answerOf = (method: string, path: string) => doc.paths[path][method].responses["200"].content["application/json"].schema;
+    const fields = {
+      "/api/evaluations/runs/": ["runs", ["id", "version", "name", "status", "data", "created_at", "deleted_at"]],
+      "/api/evaluations/scenarios/": ["scenarios", ["id", "status", "interval", "timestamp", "run_id"]],
+      "/api/evaluations/results/": ["results", ["id", "hash_id", "trace_id", "testcase_id", "error", "repeat_idx", "step_key", "scenario_id", "run_id"]],
+      "/api/evaluations/metrics/": ["metrics", ["id", "status", "data", "interval", "timestamp", "scenario_id", "run_id"]],
+      "/api/evaluations/queues/": ["queues", ["id", "name", "flags", "status", "data", "run_id"]],
+    } as const;
+    for (const [path, [key, names]] of Object.entries(fields)) {
+      const record = answerOf("post", path).properties[key].items;
+      expect(record.required, path).toEqual(expect.arrayContaining([...names]));
+    }
+    const evaluation = answerOf("get", "/api/simple/evaluations/{evaluation_id}").properties.evaluation.anyOf[0];
+    expect(Object.keys(evaluation.properties.data.properties)).toEqual(
+      ["status", "query_steps", "testset_steps", "application_steps", "evaluator_steps", "repeats", "concurrency"]);
+    const queue = answerOf("get", "/api/simple/queues/{queue_id}").properties.queue.anyOf[0];
+    expect(Object.keys(queue.properties.data.properties)).toEqual(["kind", "queries", "testsets", "assignments", "repeats", "settings"]);
+
+    const p = await server.project();
+    const run = (await p.ok("POST", "/evaluations/runs/", { runs: [{ name: "checked" }] })).runs[0];
+    const check = new OpenApiConformance(doc);
+    const answer = (body: unknown) => ({ statusCode: 200, body: JSON.stringify(body), headers: { "content-type": "application/json" } }) as never;
+    expect(check.problem("GET", `/api/evaluations/runs/${run.id}`, answer({ count: 1, run }))).toBeNull();
+    expect(check.problem("GET", `/api/evaluations/runs/${run.id}`, answer({ count: 1, run: { ...run, status: "done" } })))
+      .toMatch(/\/run\/status must be equal to one of the allowed values/);
+    const { created_at: _, ...undated } = run;
+    expect(check.problem("GET", `/api/evaluations/runs/${run.id}`, answer({ count: 1, run: undated }))).toMatch(/required property 'created_at'/);
+  });
 });
 
 describe("the drift check of the test helper", () => {
@@ -94,5 +143,35 @@ describe("the drift check of the test helper", () => {
     expect(check.problem("GET", "/api/things/7", answer(200, { count: "one" }))).toMatch(/GET \/api\/things\/\{id\} → 200: the body does not match[\s\S]*\/count must be integer/);
     expect(check.problem("GET", "/api/things/7", answer(404, { message: "gone" }))).toMatch(/must have required property 'detail'/);
     expect(check.problem("GET", "/api/things/7", answer(418, { detail: "teapot" }))).toMatch(/418: status not documented/);
+  });
+
+  it("checks what a test fetches from a server in another process, as the body is read", async () => {
+    const answers: Record<string, [number, string]> = {
+      "/api/openapi.json": [200, JSON.stringify(doc)],
+      "/api/things/1": [200, '{"count":1}'],
+      "/api/things/2": [200, '{"count":"one"}'],
+      "/api/things/3": [418, '{"detail":"teapot"}'],
+      "/elsewhere": [200, '{"count":"anything"}'],
+    };
+    const other = createServer((req, res) => {
+      const [status, body] = answers[req.url!] ?? [404, '{"detail":"none"}'];
+      res.writeHead(status, { "content-type": "application/json" }).end(body);
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const stop = await checkFetchesAgainstOpenApi(url);
+    try {
+      expect(await (await fetch(`${url}/api/things/1`)).json()).toEqual({ count: 1 });
+      const drifted = await fetch(`${url}/api/things/2`);
+      expect(drifted.status).toBe(200);
+      await expect(drifted.text()).rejects.toThrow(/OpenAPI drift: GET \/api\/things\/\{id\} → 200[\s\S]*\/count must be integer/);
+      await expect(fetch(`${url}/api/things/3`)).rejects.toThrow(/418: status not documented/);
+      expect((await fetch(`${url}/elsewhere`)).status).toBe(200);
+      stop();
+      expect(await (await fetch(`${url}/api/things/2`)).json()).toEqual({ count: "one" });
+    } finally {
+      stop();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 });

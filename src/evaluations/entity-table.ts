@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import { json, type Queryable } from "../db/database.ts";
+import { unprocessable } from "../errors.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
 import { matchMetadata, type MetadataFilter } from "../versioning/filters.ts";
 import { Conditions } from "../versioning/sql.ts";
@@ -96,7 +97,23 @@ export async function deleteRows(db: Queryable, scope: Scope, t: EntityTable, id
   return rows.map((r) => r.id).sort();
 }
 
-/** A page of the caller's rows matching `filter` (its equality filters, flags, tags, meta and name). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// What each filter column type accepts, and how a 422 names it (the database would only name the value).
+const FILTER_VALUE: Record<string, [(v: unknown) => boolean, string]> = {
+  uuid: [(v) => typeof v === "string" && UUID.test(v), "a UUID"],
+  integer: [(v) => Number.isInteger(v) && Math.abs(v as number) <= 2 ** 31 - 1, "an integer (32-bit)"],
+  timestamptz: [(v) => typeof v === "string" && !Number.isNaN(Date.parse(v)), "an ISO 8601 date-time"],
+  text: [(v) => typeof v === "string", "a string"],
+};
+
+/** 422 naming the filter when a value (each value, for a list filter) is not of its column's type. */
+function checkFilterValue(name: string, type: string, many: boolean, value: unknown): void {
+  const [valid, expected] = FILTER_VALUE[type]!;
+  const ok = many ? Array.isArray(value) && value.every(valid) : valid(value);
+  if (!ok) throw unprocessable(`Filter ${name} must be ${many ? `a list, each item ${expected}` : expected}; got ${JSON.stringify(value)}`);
+}
+
+/** A page of the caller's rows matching `filter` (its equality filters, flags, tags, meta and name); 422 for a mistyped filter. */
 export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, filter: Row | null | undefined, windowing?: Windowing | null) {
   const where = new Conditions().add("r.project_id = ?::uuid", scope.projectId);
   for (const [name, value] of Object.entries(filter ?? {})) {
@@ -105,8 +122,10 @@ export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, fil
     const column = `r.${quote(spec.column)}`;
     // The reference's metric selectors: `scenario_ids: false` is the run-wide row, `true` the per-scenario rows.
     if (spec.many && typeof value === "boolean") where.add(`${column} IS ${value ? "NOT " : ""}NULL`);
-    else if (spec.many) where.add(`${column} = ANY(?::${spec.type}[])`, value);
-    else where.add(`${column} = ?::${spec.type}`, value);
+    else {
+      checkFilterValue(name, spec.type, spec.many === true, value);
+      where.add(spec.many ? `${column} = ANY(?::${spec.type}[])` : `${column} = ?::${spec.type}`, value);
+    }
   }
   const { flags, tags, meta, name } = (filter ?? {}) as MetadataFilter;
   matchMetadata(where, "r", { flags, tags, meta, name: "name" in t.fields ? name : null });

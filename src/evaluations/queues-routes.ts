@@ -1,10 +1,13 @@
 import type { FastifyInstance } from "fastify";
+import type { TSchema } from "typebox";
 import type { AppContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
+import { documentationOnly } from "../http/openapi.ts";
 import { IdParam } from "../schema-parts.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { fetchRows, queryRows, type Row } from "./entity-table.ts";
 import { createQueues, deleteQueues, editQueue, queueScenarios, usersOf, withUsers } from "./queues.ts";
+import { idOf, idsOf, manyOf, oneOf, QueueRecord, ScenarioRecord, SimpleQueueRecord } from "./record-schemas.ts";
 import * as s from "./schemas.ts";
 import {
   addTestcases, createSimpleQueue, deleteSimpleQueue, loadQueue, queueKind, simpleQueueRecord, type SimpleQueueInput,
@@ -24,9 +27,10 @@ const samePath = (params: Body, filter: Body | null | undefined) => {
   }
 };
 const QueueParam = IdParam("queue_id");
-/** A route's OpenAPI description. */
-const doc = (summary: string, parts: { body?: unknown; params?: unknown } = {}) => ({
+/** A route's OpenAPI description, with the schema of its answer. */
+const doc = (summary: string, answer: TSchema, parts: { body?: unknown; params?: unknown } = {}) => ({
   schema: { tags, summary, ...parts },
+  config: documentationOnly({ response: { 200: answer } }),
 });
 
 /**
@@ -36,10 +40,10 @@ const doc = (summary: string, parts: { body?: unknown; params?: unknown } = {}) 
 export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   const { db } = ctx;
 
-  app.post("/evaluations/queues/", doc("Create queues", { body: s.QueuesCreateBody }), async (req) => {
+  app.post("/evaluations/queues/", doc("Create queues", manyOf("queues", QueueRecord), { body: s.QueuesCreateBody }), async (req) => {
     return many("queues", await db.transaction((tx) => createQueues(tx, req.scope, (req.body as Body).queues)));
   });
-  app.patch("/evaluations/queues/", doc("Edit queues", { body: s.QueuesEditBody }), async (req) => {
+  app.patch("/evaluations/queues/", doc("Edit queues", manyOf("queues", QueueRecord), { body: s.QueuesEditBody }), async (req) => {
     const edited = await db.transaction(async (tx) => {
       const out: Row[] = [];
       for (const edit of (req.body as Body).queues as Row[]) {
@@ -51,28 +55,28 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     return many("queues", edited);
   });
-  app.delete("/evaluations/queues/", doc("Delete queues", { body: s.QueueIdsBody }), async (req) => {
+  app.delete("/evaluations/queues/", doc("Delete queues", idsOf("queue_ids"), { body: s.QueueIdsBody }), async (req) => {
     const ids = await db.transaction((tx) => deleteQueues(tx, req.scope, (req.body as Body).queue_ids));
     return { count: ids.length, queue_ids: ids };
   });
-  app.post("/evaluations/queues/query", doc("Query queues", { body: s.QueueQueryBody }), async (req) => {
+  app.post("/evaluations/queues/query", doc("Query queues", manyOf("queues", QueueRecord), { body: s.QueueQueryBody }), async (req) => {
     const { queue, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, queues, queue, windowing);
     return many("queues", withUsers(page.items, usersOf(queue)), page.windowing);
   });
-  app.get("/evaluations/queues/:queue_id", doc("Fetch a queue", { params: QueueParam }), async (req) => {
+  app.get("/evaluations/queues/:queue_id", doc("Fetch a queue", oneOf("queue", QueueRecord), { params: QueueParam }), async (req) => {
     return one("queue", (await fetchRows(db, req.scope, queues, [(req.params as Body).queue_id]))[0]);
   });
-  const editOne = doc("Edit a queue", { params: QueueParam, body: s.QueueEditBody });
+  const editOne = doc("Edit a queue", oneOf("queue", QueueRecord), { params: QueueParam, body: s.QueueEditBody });
   app.patch("/evaluations/queues/:queue_id", editOne, async (req) => {
     const id = (req.params as Body).queue_id;
     return one("queue", await db.transaction((tx) => editQueue(tx, req.scope, id, (req.body as Body).queue)));
   });
-  app.delete("/evaluations/queues/:queue_id", doc("Delete a queue", { params: QueueParam }), async (req) => {
+  app.delete("/evaluations/queues/:queue_id", doc("Delete a queue", idOf("queue_id"), { params: QueueParam }), async (req) => {
     const [id] = await db.transaction((tx) => deleteQueues(tx, req.scope, [(req.params as Body).queue_id]));
     return { count: id ? 1 : 0, queue_id: id ?? null };
   });
-  app.post("/evaluations/queues/:queue_id/scenarios/query", doc("The scenarios of a queue a user is assigned", {
+  app.post("/evaluations/queues/:queue_id/scenarios/query", doc("The scenarios of a queue a user is assigned", manyOf("scenarios", ScenarioRecord), {
     params: QueueParam, body: s.QueueScenariosQueryBody,
   }), async (req) => {
     const { queue: filter, scenario, windowing } = req.body as Body;
@@ -84,11 +88,11 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   // Simple queues
-  app.post("/simple/queues/", doc("Create a queue and its run", { body: s.SimpleQueueCreateBody }), async (req) => {
+  app.post("/simple/queues/", doc("Create a queue and its run", oneOf("queue", SimpleQueueRecord), { body: s.SimpleQueueCreateBody }), async (req) => {
     const input = (req.body as Body).queue as SimpleQueueInput;
     return one("queue", await db.transaction((tx) => createSimpleQueue(tx, req.scope, input)));
   });
-  app.post("/simple/queues/query", doc("Query simple queues", { body: s.SimpleQueueQueryBody }), async (req) => {
+  app.post("/simple/queues/query", doc("Query simple queues", manyOf("queues", SimpleQueueRecord), { body: s.SimpleQueueQueryBody }), async (req) => {
     const { queue: filter, windowing } = req.body as Body;
     const f = (filter ?? {}) as Body;
     const runIds = [...(f.run_ids ?? []), ...(f.run_id ? [f.run_id] : [])];
@@ -106,22 +110,22 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     return many("queues", out, page.windowing);
   });
-  app.get("/simple/queues/:queue_id", doc("Fetch a simple queue", { params: QueueParam }), async (req) => {
+  app.get("/simple/queues/:queue_id", doc("Fetch a simple queue", oneOf("queue", SimpleQueueRecord), { params: QueueParam }), async (req) => {
     const found = await loadQueue(db, req.scope, (req.params as Body).queue_id);
     return one("queue", found ? simpleQueueRecord(found.queue, found.run) : null);
   });
-  app.delete("/simple/queues/:queue_id", doc("Delete a simple queue", { params: QueueParam }), async (req) => {
+  app.delete("/simple/queues/:queue_id", doc("Delete a simple queue", idOf("queue_id"), { params: QueueParam }), async (req) => {
     const id = await db.transaction((tx) => deleteSimpleQueue(tx, req.scope, (req.params as Body).queue_id));
     return { count: id ? 1 : 0, queue_id: id };
   });
-  app.post("/simple/queues/:queue_id/testcases/", doc("Send testcases to a queue", {
+  app.post("/simple/queues/:queue_id/testcases/", doc("Send testcases to a queue", idOf("queue_id"), {
     params: QueueParam, body: s.SimpleQueueTestcasesBody,
   }), async (req) => {
     const { queue_id } = req.params as Body;
     const id = await db.transaction((tx) => addTestcases(tx, req.scope, queue_id, (req.body as Body).testcase_ids));
     return { count: id ? 1 : 0, queue_id: id };
   });
-  app.post("/simple/queues/:queue_id/scenarios/query", doc("The scenarios of a simple queue a user is assigned", {
+  app.post("/simple/queues/:queue_id/scenarios/query", doc("The scenarios of a simple queue a user is assigned", manyOf("scenarios", ScenarioRecord), {
     params: QueueParam, body: s.SimpleQueueScenariosQueryBody,
   }), async (req) => {
     const { queue: filter, scenario, windowing } = req.body as Body;

@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { Type } from "typebox";
+import type { TSchema } from "typebox";
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import type { AppContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { IdParam } from "../schema-parts.ts";
-import { countedMany, countedOne } from "../versioning/record-schemas.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { deleteRows, fetchRows, insertRows, queryRows, type EntityTable, type Row } from "./entity-table.ts";
 import { refreshMetrics, setMetrics } from "./metrics.ts";
+import { idOf, idsOf, manyOf, MetricsRecord, oneOf, ResultRecord, RunRecord, ScenarioRecord } from "./record-schemas.ts";
 import { setResults } from "./results.ts";
 import { assertOpenRuns, editRun, setRunsClosed } from "./runs.ts";
 import { addScenarios, createScenarios, editScenario, runOf } from "./scenarios.ts";
@@ -23,13 +23,16 @@ const many = (name: string, rows: Row[], windowing?: Windowing | null) => ({
 });
 const tags = ["Evaluations"];
 
-// Answers as documented: entities are open records (each entity's fields are in schemas.ts's bodies).
-const Entity = Type.Object({ id: Type.String() }, { additionalProperties: true });
+// Answers as documented, each entity with its fields (record-schemas.ts).
+const RECORD: Record<string, TSchema> = {
+  run: RunRecord, runs: RunRecord, scenario: ScenarioRecord, scenarios: ScenarioRecord,
+  result: ResultRecord, results: ResultRecord, metrics: MetricsRecord,
+};
 const answers = (schema: object) => documentationOnly({ response: { 200: schema } });
-const answersOne = (key: string) => answers(countedOne(key, Entity));
-const answersMany = (key: string) => answers(countedMany(key, Entity));
-const answersIds = (key: string) => answers(Type.Object({ count: Type.Integer(), [key]: Type.Array(Type.String()) }));
-const answersId = (key: string) => answers(Type.Object({ count: Type.Integer(), [key]: Type.Union([Type.String(), Type.Null()]) }));
+const answersOne = (key: string) => answers(oneOf(key, RECORD[key]!));
+const answersMany = (key: string) => answers(manyOf(key, RECORD[key]!));
+const answersIds = (key: string) => answers(idsOf(key));
+const answersId = (key: string) => answers(idOf(key));
 
 /**
  * The reference's evaluation entities over HTTP: runs, scenarios, results and metrics, created in batches,

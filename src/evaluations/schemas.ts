@@ -1,5 +1,6 @@
 import { Type, type TSchema } from "typebox";
 import { FreeObject, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
+import { RunDataSchema, StatusSchema } from "./record-schemas.ts";
 
 /*
  * Request bodies of the evaluation routes, in the reference's shapes (`api/oss/src/apis/fastapi/evaluations/
@@ -10,9 +11,6 @@ const Open = { additionalProperties: true } as const;
 /** Most items one create, edit or delete request may carry. */
 export const MAX_BATCH = 10_000;
 
-export const StatusSchema = Type.Union(
-  ["pending", "queued", "running", "success", "failure", "errors", "cancelled"].map((s) => Type.Literal(s)),
-);
 const Labels = Nullable(Type.Record(Type.String(), Type.Unknown()));
 const metadata = { flags: Labels, tags: Labels, meta: Labels, version: Nullable(Type.String()) };
 const timing = { interval: Nullable(Type.Integer()), timestamp: Nullable(Type.String({ format: "date-time" })) };
@@ -25,7 +23,7 @@ const RunFields = {
   name: Nullable(Type.String({ maxLength: 1024 })),
   description: Nullable(Type.String({ maxLength: 65536 })),
   status: Nullable(StatusSchema),
-  data: Nullable(FreeObject),
+  data: Nullable(RunDataSchema),
 };
 const RunCreate = Type.Object(RunFields, Open);
 const RunEdit = Type.Object({ id: Nullable(Uuid), ...RunFields }, Open);

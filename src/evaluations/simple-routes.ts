@@ -3,8 +3,8 @@ import { Type } from "typebox";
 import type { AppContext } from "../context.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, IdParam, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
-import { countedMany, countedOne } from "../versioning/record-schemas.ts";
 import { COMPARE_LIMIT, compareRuns } from "./compare.ts";
+import { idOf, manyOf, oneOf, SimpleEvaluationRecord } from "./record-schemas.ts";
 import { deleteRows, fetchRows, queryRows, type Row } from "./entity-table.ts";
 import { editRun, setRunsClosed } from "./runs.ts";
 import {
@@ -13,10 +13,8 @@ import {
 import { runs } from "./tables.ts";
 
 const Open = { additionalProperties: true } as const;
-// Answers as documented: an evaluation is an open record (simpleEvaluationRecord).
-const EvaluationRecord = Type.Object({ id: Type.String() }, { additionalProperties: true });
 const answers = (schema: object) => documentationOnly({ response: { 200: schema } });
-const OneEvaluation = answers(countedOne("evaluation", EvaluationRecord));
+const OneEvaluation = answers(oneOf("evaluation", SimpleEvaluationRecord));
 
 const Target = Type.Union([
   Type.Array(Uuid, { maxItems: 100 }),
@@ -63,7 +61,7 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     const input = (req.body as Body).evaluation as SimpleEvaluationInput;
     return one(await db.transaction((tx) => createSimpleEvaluation(tx, req.scope, input)));
   });
-  app.post("/simple/evaluations/query", { schema: { tags, summary: "Query evaluations", body: QueryBody }, config: answers(countedMany("evaluations", EvaluationRecord)) }, async (req) => {
+  app.post("/simple/evaluations/query", { schema: { tags, summary: "Query evaluations", body: QueryBody }, config: answers(manyOf("evaluations", SimpleEvaluationRecord)) }, async (req) => {
     const { evaluation, windowing } = req.body as Body;
     const page = await queryRows(db, req.scope, runs, evaluation, windowing);
     return { count: page.items.length, evaluations: page.items.map(simpleEvaluationRecord), windowing: page.windowing };
@@ -76,7 +74,7 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     const edit = Object.fromEntries(Object.entries({ name, description, tags: labels, meta }).filter(([, v]) => v !== undefined));
     return one(await db.transaction((tx) => editRun(tx, req.scope, (req.params as Body).evaluation_id, edit)));
   });
-  app.delete("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Delete an evaluation", params: Id }, config: answers(Type.Object({ count: Type.Integer(), evaluation_id: Type.Union([Type.String(), Type.Null()]) })) }, async (req) => {
+  app.delete("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Delete an evaluation", params: Id }, config: answers(idOf("evaluation_id")) }, async (req) => {
     const [id] = await deleteRows(db, req.scope, runs, [(req.params as Body).evaluation_id]);
     return { count: id ? 1 : 0, evaluation_id: id ?? null };
   });

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { clientErrorOf } from "../db/client-errors.ts";
 import { databaseUnavailable, RETRY_AFTER_SECONDS } from "../db/unavailable.ts";
 import { HttpError } from "../errors.ts";
 import { isHeaderName } from "../runtime/net/header-text.ts";
@@ -13,22 +14,6 @@ const FASTIFY_DETAIL: Record<string, (e: FastifyError, request: FastifyRequest) 
   FST_ERR_CTP_BODY_TOO_LARGE: (_e, request) => `Request body is larger than the limit of ${request.routeOptions.bodyLimit} bytes (TESSERA_BODY_LIMIT)`,
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => "Content-Length does not match the body",
 };
-
-// PostgreSQL errors that only a client's input can cause.
-const PG_CLIENT_ERROR: Record<string, [number, string]> = {
-  "23505": [409, "Conflict: an entity with the same unique key (e.g. slug) already exists"],
-  "22P02": [422, "Invalid value for a typed field"],
-  "22001": [422, "A value is too long"],
-  "54000": [413, "A value is too large to store"],
-};
-
-/** The rest of classes 22 (data exception: NUL bytes, out-of-range dates and numbers…) and 54 (limits) come from values a client sent. */
-function pgClientError(code: string, message: string): [number, string] | undefined {
-  if (PG_CLIENT_ERROR[code]) return PG_CLIENT_ERROR[code];
-  if (/^22[0-9A-Z]{3}$/.test(code)) return [422, `Invalid value: ${message}`];
-  if (/^54[0-9A-Z]{3}$/.test(code)) return [413, "A value is too large or too complex to store"];
-  return undefined;
-}
 
 /**
  * Drops response headers that HTTP cannot carry. The error such a header raised would otherwise be
@@ -49,7 +34,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     dropUnsendableHeaders(reply);
     if (error instanceof HttpError) return reply.status(error.statusCode).send({ detail: error.detail });
     if (error.validation) return reply.status(422).send({ detail: toIssues(error.validation as never, error.validationContext ?? "body") });
-    const pg = typeof error.code === "string" ? pgClientError(error.code, error.message) : undefined;
+    const pg = clientErrorOf(error);
     if (pg) return reply.status(pg[0]).send({ detail: pg[1] });
     const unavailable = databaseUnavailable(error);
     if (unavailable) {

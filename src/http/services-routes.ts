@@ -20,7 +20,9 @@ import { authenticate } from "./authentication.ts";
 import { badRequest, HttpError } from "../errors.ts";
 import { isHeaderValue } from "../runtime/net/header-text.ts";
 import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
-import { FailureEnvelopeSchema, InspectSchema, LivenessSchema, SuccessEnvelopeSchema } from "../runtime/envelope-schemas.ts";
+import {
+  FailureEnvelopeSchema, InspectSchema, InvokeStreamContent, LivenessSchema, SuccessEnvelopeSchema,
+} from "../runtime/envelope-schemas.ts";
 import { documentationOnly } from "./openapi.ts";
 
 const InvokeBody = Type.Object({
@@ -77,7 +79,7 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
   });
   for (const action of ["invoke", "inspect"] as const) {
     const run = action === "invoke" ? invoke : inspect;
-    const config = documentationOnly({ response: envelopeAnswers(action === "invoke" ? SuccessEnvelopeSchema : InspectSchema) });
+    const config = documentationOnly({ response: action === "invoke" ? envelopeAnswers(InvokeAnswer) : envelopeAnswers(InspectSchema) });
     app.post(`/services/:key/:version/${action}`, { schema: { tags, summary: `${action} a hosted service`, params: KeyParams, body: InvokeBody }, config }, (req, reply) =>
       run(req, reply, async (body) => configured(req, body, pathUri(req))));
     app.post(`/services/${action}`, { schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody }, config }, (req, reply) =>
@@ -180,6 +182,12 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     return reply.code(failure.statusCode).send(failureEnvelope(failure, ids));
   }
 }
+
+/** An invoke's success: the envelope as JSON, or the same invocation streamed as server-sent events. */
+const InvokeAnswer = {
+  description: "The invocation's envelope; with `Accept: text/event-stream` or `flags.stream: true`, its events as they come",
+  content: { "application/json": { schema: SuccessEnvelopeSchema }, "text/event-stream": InvokeStreamContent },
+};
 
 /**
  * The answers of invoke and inspect: a failure is the runtime's envelope, or `{detail}` when the request

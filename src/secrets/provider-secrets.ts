@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
+import { conflictOnDuplicate } from "../db/unique-violation.ts";
 import { notFound } from "../errors.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
 import type { SecretCipher } from "./cipher.ts";
@@ -76,7 +77,7 @@ export async function createSecret(db: Queryable, scope: Scope, cipher: SecretCi
   const id = uuidv7();
   const name = input.name ?? input.provider;
   const slug = input.slug ?? derivedSlug(name, id);
-  const [row] = await db.query<SecretRow>(
+  const [row] = await conflictOnDuplicate(db.query<SecretRow>(
     `INSERT INTO provider_secrets
        (id, project_id, slug, provider, name, description, base_url, kind, data, encrypted_key, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) RETURNING ${COLUMNS}`,
@@ -84,7 +85,7 @@ export async function createSecret(db: Queryable, scope: Scope, cipher: SecretCi
       id, scope.projectId, slug, input.provider, name, input.description, input.baseUrl, input.kind, json(input.data),
       input.key === null ? null : cipher.encrypt(input.key), scope.userId,
     ],
-  );
+  ), `A secret with slug ${JSON.stringify(slug)} already exists in this project`);
   return secretRecord(row);
 }
 

@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
+import { conflictOnDuplicate } from "../db/unique-violation.ts";
 import { notFound } from "../errors.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
 import { matchMetadata, matchReferences, ofKind, type MetadataFilter, type Reference } from "./filters.ts";
@@ -20,16 +21,18 @@ export interface ArtifactCreate {
   meta?: Record<string, unknown> | null;
 }
 
+/** A new artifact; 409 when its slug is taken within the kind's family (applications and evaluators share slugs). */
 export async function createArtifact(tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate): Promise<ArtifactRow> {
-  const [row] = await tx.query<ArtifactRow>(
+  const slug = slugFor(input.slug, input.name, [kind.name, "slug"]);
+  const [row] = await conflictOnDuplicate(tx.query<ArtifactRow>(
     `INSERT INTO artifacts (id, project_id, kind, slug, name, description, flags, tags, meta, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
     [
-      uuidv7(), scope.projectId, kind.family, slugFor(input.slug, input.name, [kind.name, "slug"]),
+      uuidv7(), scope.projectId, kind.family, slug,
       input.name ?? null, input.description ?? null, json(withKindFlags(kind, input.flags)),
       json(input.tags), json(input.meta), scope.userId,
     ],
-  );
+  ), slugTaken(kind, "", slug));
   return row;
 }
 
@@ -58,4 +61,10 @@ export async function queryArtifacts(db: Queryable, scope: Scope, kind: Kind, q:
   const w = applyWindow(where, "a.id", q.windowing, "a.created_at");
   const rows = await db.query<ArtifactRow>(`SELECT a.* FROM artifacts a WHERE ${where} ${w.tail}`, where.params);
   return page(rows, w.limit, q.windowing);
+}
+
+/** The 409 detail for a slug already taken by a `what` ("", "variant", "revision") of the kind's family. */
+export function slugTaken(kind: Kind, what: string, slug: string): string {
+  const thing = [kind.family === kind.name ? kind.name : "application or evaluator", what].filter(Boolean).join(" ");
+  return `${/^[aeiou]/.test(thing) ? "An" : "A"} ${thing} with slug ${JSON.stringify(slug)} already exists in this project`;
 }

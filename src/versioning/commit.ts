@@ -2,8 +2,10 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Config } from "../config.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
+import { conflictOnDuplicate } from "../db/unique-violation.ts";
 import { badRequest, conflict, notFound, unprocessable } from "../errors.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
+import { slugTaken } from "./artifacts.ts";
 import type { Kind } from "./kind.ts";
 import { withKindFlags } from "./lifecycle.ts";
 import { REVISION_COLUMNS, REVISION_FROM, type RevisionRow, type VariantRow } from "./rows.ts";
@@ -60,17 +62,17 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
   }
   const prepared = kind.prepare ? await kind.prepare(input) : { data: input.data ?? null };
 
-  const [row] = await tx.query<{ id: string }>(
+  const slug = req.slug ? slugFor(req.slug, null, [`${kind.name}_revision`, "slug"]) : shortHash();
+  const [row] = await conflictOnDuplicate(tx.query<{ id: string }>(
     `INSERT INTO revisions (id, project_id, kind, artifact_id, variant_id, version, parent_id, slug, name, description,
        message, author, flags, tags, meta, data, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $12) RETURNING id`,
     [
       uuidv7(), scope.projectId, kind.family, variant.artifact_id, variant.id, (latest ?? -1) + 1, parent?.id ?? null,
-      req.slug ? slugFor(req.slug, null, [`${kind.name}_revision`, "slug"]) : shortHash(),
-      req.name ?? null, req.description ?? null, req.message ?? null, scope.userId,
+      slug, req.name ?? null, req.description ?? null, req.message ?? null, scope.userId,
       json(withKindFlags(kind, { ...req.flags, ...prepared.flags })), json(req.tags), json(req.meta), json(prepared.data),
     ],
-  );
+  ), slugTaken(kind, "revision", slug), "revisions_project_id_kind_slug_key");
   const [created] = await tx.query<RevisionRow>(`SELECT ${REVISION_COLUMNS} FROM ${REVISION_FROM} WHERE r.id = $1`, [row.id]);
   return created;
 }

@@ -1,9 +1,10 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
+import { conflictOnDuplicate } from "../db/unique-violation.ts";
 import { notFound } from "../errors.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
-import { findArtifact } from "./artifacts.ts";
+import { findArtifact, slugTaken } from "./artifacts.ts";
 import { matchMetadata, matchReferences, ofKind, type MetadataFilter, type Reference } from "./filters.ts";
 import type { Kind } from "./kind.ts";
 import { withKindFlags } from "./lifecycle.ts";
@@ -23,16 +24,16 @@ export interface VariantCreate {
 
 export async function createVariant(tx: Queryable, scope: Scope, kind: Kind, artifactRef: Reference, input: VariantCreate): Promise<VariantRow> {
   const artifact = await findArtifact(tx, scope, kind, artifactRef);
-  const slug = input.slug ?? slugFor(null, `${artifact.slug}.${input.name ?? "variant"}`, []);
-  const [row] = await tx.query<VariantRow>(
+  const slug = slugFor(input.slug ?? slugFor(null, `${artifact.slug}.${input.name ?? "variant"}`, []), null, [`${kind.name}_variant`, "slug"]);
+  const [row] = await conflictOnDuplicate(tx.query<VariantRow>(
     `INSERT INTO variants (id, project_id, kind, artifact_id, slug, name, description, flags, tags, meta, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *, $12::text AS artifact_slug`,
     [
-      uuidv7(), scope.projectId, kind.family, artifact.id, slugFor(slug, null, [`${kind.name}_variant`, "slug"]),
+      uuidv7(), scope.projectId, kind.family, artifact.id, slug,
       input.name ?? null, input.description ?? null, json(withKindFlags(kind, input.flags)),
       json(input.tags), json(input.meta), scope.userId, artifact.slug,
     ],
-  );
+  ), slugTaken(kind, "variant", slug));
   return row;
 }
 

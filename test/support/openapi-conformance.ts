@@ -3,11 +3,18 @@ import addFormats from "ajv-formats";
 import type { ValidateFunction } from "ajv";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 
+/** What the check reads of an answer (a light-my-request response has it, and so does a fetched one). */
+export interface Answer {
+  statusCode: number;
+  body: string;
+  headers: Record<string, string | string[] | number | undefined>;
+}
+
 type Document = {
   paths: Record<string, Record<string, { responses?: Record<string, Response> }>>;
   components?: { responses?: Record<string, Response> };
 };
-type Response = { $ref?: string; content?: Record<string, { schema?: unknown }> };
+type Response = { $ref?: string; content?: Record<string, { schema?: unknown; "x-sse-events"?: Record<string, unknown> }> };
 
 /**
  * Checks answers against the server's own OpenAPI document: the status must be documented for the
@@ -32,7 +39,7 @@ export class OpenApiConformance {
   }
 
   /** The problem with an answer, or null when it matches the document (or its route is not documented at all). */
-  problem(method: string, url: string, res: LightMyRequestResponse): string | null {
+  problem(method: string, url: string, res: Answer): string | null {
     let path: string;
     try {
       path = decodeURI(url.split("?")[0]!);
@@ -47,6 +54,7 @@ export class OpenApiConformance {
     const documented = declared?.$ref ? this.#doc.components?.responses?.[declared.$ref.split("/").pop()!] : declared;
     if (!documented) return `${where}: status not documented in the OpenAPI document (documented: ${Object.keys(responses).join(", ")}); body: ${res.body.slice(0, 500)}`;
     const type = String(res.headers["content-type"] ?? "");
+    if (/^text\/event-stream/.test(type)) return this.#streamProblem(where, documented, res.body);
     // A compressed body is checked by the tests that ask for compression, not here.
     if (!/json/.test(type) || /jsonl|ndjson/.test(type) || !res.body || res.headers["content-encoding"]) return null;
     const key = `${method.toUpperCase()} ${route.template} ${res.statusCode}`;
@@ -64,10 +72,34 @@ export class OpenApiConformance {
       return `${where}: the body is not JSON although the content type says so`;
     }
     if (validate(body)) return null;
-    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`);
-    return `${where}: the body does not match the documented schema:\n  ${errors.join("\n  ")}\nbody: ${res.body.slice(0, 1000)}`;
+    return `${where}: the body does not match the documented schema:\n  ${errorsOf(validate)}\nbody: ${res.body.slice(0, 1000)}`;
+  }
+
+  /** Server-sent events: each event's name must be documented (`x-sse-events`), and its `data` must match that event's schema. */
+  #streamProblem(where: string, documented: Response, body: string): string | null {
+    const events = documented.content?.["text/event-stream"]?.["x-sse-events"];
+    if (!events) return `${where}: an event stream is answered but no text/event-stream events are documented`;
+    for (const block of body.split("\n\n").filter((b) => b.trim())) {
+      const name = /^event: (.*)$/m.exec(block)?.[1] ?? "message";
+      const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+      if (!events[name]) return `${where}: event "${name}" is not documented (documented: ${Object.keys(events).join(", ")})`;
+      const key = `${where} event ${name}`;
+      let validate = this.#compiled.get(key);
+      if (!validate) this.#compiled.set(key, (validate = this.#ajv.compile(rebase(events[name]) as object)));
+      let value: unknown;
+      try {
+        value = JSON.parse(data);
+      } catch {
+        return `${where}: event "${name}" carries data that is not JSON: ${data.slice(0, 200)}`;
+      }
+      if (!validate(value)) return `${where}: event "${name}" does not match its documented schema:\n  ${errorsOf(validate)}\ndata: ${data.slice(0, 500)}`;
+    }
+    return null;
   }
 }
+
+const errorsOf = (validate: ValidateFunction) =>
+  (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || "/"} ${e.message} ${JSON.stringify(e.params)}`).join("\n  ");
 
 /** Local `#/components/...` references point into the document registered as "openapi". */
 function rebase(schema: unknown): unknown {

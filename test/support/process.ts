@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { SERVER_NODE_FLAGS } from "../../src/server-flags.ts";
+import { checkFetchesAgainstOpenApi } from "./fetch-conformance.ts";
 
 /** The repository root: child processes run from here, as `npm start` would. */
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -50,7 +51,10 @@ export function watchProcess(child: ChildProcess, timeoutMs: number): { output: 
   return { output, done };
 }
 
-/** A server started as `npm start` does (`node --no-memory-reducer --expose-gc src/main.ts`), on a port of the system's choosing. */
+/**
+ * A server started as `npm start` does (`node --no-memory-reducer --expose-gc src/main.ts`), on a port of the
+ * system's choosing. Answers fetched from it are checked against its OpenAPI document (fetch-conformance.ts).
+ */
 export interface ServerProcess {
   url: string;
   /** Everything written so far. */
@@ -83,10 +87,13 @@ export async function startServerProcess(env: Record<string, string | undefined>
       reject(new Error(`server exited (${end.code ?? end.signal}) before listening\n${end.stdout}\n${end.stderr}`));
     }, reject);
   });
+  // Every answer this process fetches from the server is checked against the server's OpenAPI document.
+  const stopChecking = await checkFetchesAgainstOpenApi(url);
   return {
     url,
     output,
     async stop(signal = "SIGTERM") {
+      stopChecking();
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return done;
     },

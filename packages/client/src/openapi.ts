@@ -5243,10 +5243,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5313,10 +5347,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5361,6 +5429,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -5427,10 +5497,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5477,8 +5581,33 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            metrics?: ({
+                            metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -5522,6 +5651,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -5589,10 +5720,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5659,10 +5824,44 @@ export interface paths {
                         "application/json": {
                             count: number;
                             metrics: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                scenario_id: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5750,6 +5949,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5791,6 +6041,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_ids: string[];
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5863,6 +6116,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5907,6 +6211,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -5944,6 +6290,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_id: string | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6018,6 +6367,48 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6090,6 +6481,43 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6157,6 +6585,57 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -6242,10 +6721,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6318,10 +6837,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6366,6 +6925,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             result_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6438,10 +6999,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6488,8 +7089,39 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            result?: ({
+                            result: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -6533,6 +7165,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             result_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6600,10 +7234,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6648,9 +7322,38 @@ export interface paths {
                 content: {
                     "application/json": {
                         runs: ({
-                            data?: {
+                            data?: ({
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                    max_retries?: number | null;
+                                    retry_delay?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                mappings?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                repeats?: number | null;
+                                steps?: ({
+                                    inputs?: ({
+                                        key: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                    key: string;
+                                    origin: "custom" | "human" | "auto";
+                                    references: {
+                                        [key: string]: {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    type: "input" | "invocation" | "annotation";
+                                } & {
+                                    [key: string]: unknown;
+                                })[] | null;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             description?: string | null;
                             flags?: {
                                 [key: string]: unknown;
@@ -6682,10 +7385,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6730,6 +7495,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             run_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6759,9 +7526,38 @@ export interface paths {
                 content: {
                     "application/json": {
                         runs: ({
-                            data?: {
+                            data?: ({
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                    max_retries?: number | null;
+                                    retry_delay?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                mappings?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                repeats?: number | null;
+                                steps?: ({
+                                    inputs?: ({
+                                        key: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                    key: string;
+                                    origin: "custom" | "human" | "auto";
+                                    references: {
+                                        [key: string]: {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    type: "input" | "invocation" | "annotation";
+                                } & {
+                                    [key: string]: unknown;
+                                })[] | null;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             description?: string | null;
                             flags?: {
                                 [key: string]: unknown;
@@ -6794,10 +7590,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -6844,8 +7702,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -6889,6 +7800,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             run_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -6920,9 +7833,38 @@ export interface paths {
                 content: {
                     "application/json": {
                         run: {
-                            data?: {
+                            data?: ({
+                                concurrency?: ({
+                                    batch_size?: number | null;
+                                    max_retries?: number | null;
+                                    retry_delay?: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                mappings?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                repeats?: number | null;
+                                steps?: ({
+                                    inputs?: ({
+                                        key: string;
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                    key: string;
+                                    origin: "custom" | "human" | "auto";
+                                    references: {
+                                        [key: string]: {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                    type: "input" | "invocation" | "annotation";
+                                } & {
+                                    [key: string]: unknown;
+                                })[] | null;
+                            } & {
                                 [key: string]: unknown;
-                            } | null;
+                            }) | null;
                             description?: string | null;
                             flags?: {
                                 [key: string]: unknown;
@@ -6954,8 +7896,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7009,8 +8004,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7068,8 +8116,61 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            run?: ({
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7132,10 +8233,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7257,10 +8420,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7331,10 +8556,72 @@ export interface paths {
                         "application/json": {
                             count: number;
                             runs: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7412,10 +8699,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7460,6 +8777,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenario_ids: string[];
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -7521,10 +8840,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -7571,8 +8920,29 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            scenario?: ({
+                            scenario: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7616,6 +8986,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenario_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -7678,8 +9050,29 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            scenario?: ({
+                            scenario: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -7749,10 +9142,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -12289,8 +13712,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12344,8 +13812,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12389,6 +13902,8 @@ export interface paths {
                         "application/json": {
                             count: number;
                             evaluation_id: string | null;
+                        } & {
+                            [key: string]: unknown;
                         };
                     };
                 };
@@ -12468,8 +13983,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12521,8 +14081,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12578,8 +14183,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12671,10 +14321,50 @@ export interface paths {
                         "application/json": {
                             count: number;
                             results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -12792,10 +14482,40 @@ export interface paths {
                         "application/json": {
                             count: number;
                             scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -12848,8 +14568,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12905,8 +14670,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            evaluation?: ({
+                            evaluation: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             }) | null;
@@ -12980,10 +14790,64 @@ export interface paths {
                         "application/json": {
                             count: number;
                             evaluations: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    application_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    concurrency: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    evaluator_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    query_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                    repeats: number;
+                                    status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                    testset_steps: (string[] | {
+                                        [key: string]: "custom" | "human" | "auto";
+                                    }) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
                                 id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
                             } & {
                                 [key: string]: unknown;
                             })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -13530,6 +15394,50 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    assignments: string[][] | null;
+                                    kind: ("queries" | "testsets" | "traces" | "testcases") | null;
+                                    queries: string[] | null;
+                                    repeats: number | null;
+                                    settings: ({
+                                        batch_offset: number | null;
+                                        batch_size: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    testsets: string[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13578,6 +15486,50 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    assignments: string[][] | null;
+                                    kind: ("queries" | "testsets" | "traces" | "testcases") | null;
+                                    queries: string[] | null;
+                                    repeats: number | null;
+                                    settings: ({
+                                        batch_offset: number | null;
+                                        batch_size: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    testsets: string[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13615,6 +15567,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_id: string | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13690,6 +15645,43 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            scenarios: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                timestamp: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13748,6 +15740,9 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queue_id: string | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -13815,6 +15810,59 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            count: number;
+                            queues: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: {
+                                    assignments: string[][] | null;
+                                    kind: ("queries" | "testsets" | "traces" | "testcases") | null;
+                                    queries: string[] | null;
+                                    repeats: number | null;
+                                    settings: ({
+                                        batch_offset: number | null;
+                                        batch_size: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    testsets: string[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
                             [key: string]: unknown;
                         };
                     };
@@ -21231,7 +23279,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The invocation's envelope; with `Accept: text/event-stream` or `flags.stream: true`, its events as they come */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -21257,6 +23305,17 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @example event: delta
+                         *     data: {"text":"Par"}
+                         *
+                         *     event: delta
+                         *     data: {"text":"is"}
+                         *
+                         *     event: done
+                         *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
+                         */
+                        "text/event-stream": string;
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
@@ -22130,7 +24189,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The invocation's envelope; with `Accept: text/event-stream` or `flags.stream: true`, its events as they come */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -22156,6 +24215,17 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @example event: delta
+                         *     data: {"text":"Par"}
+                         *
+                         *     event: delta
+                         *     data: {"text":"is"}
+                         *
+                         *     event: done
+                         *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
+                         */
+                        "text/event-stream": string;
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
@@ -22982,7 +25052,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Default Response */
+                /** @description The invocation's envelope; with `Accept: text/event-stream` or `flags.stream: true`, its events as they come */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -23008,6 +25078,17 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @example event: delta
+                         *     data: {"text":"Par"}
+                         *
+                         *     event: delta
+                         *     data: {"text":"is"}
+                         *
+                         *     event: done
+                         *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
+                         */
+                        "text/event-stream": string;
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
