@@ -46,8 +46,8 @@ interface Cell {
 export interface ExecuteOptions {
   /** Invocations running at once within one batch, unless the run sets `data.concurrency.batch_size`. */
   concurrency: number;
-  /** Tries of an invocation a provider rate-limits, with backoff, before the cell is recorded as failed. */
-  rateLimitRetries: number;
+  /** Retries of an invocation that failed in a way trying again may cure (see `withRetries`), before the cell is recorded as failed. */
+  retries: number;
   retryBaseMs: number;
 }
 
@@ -108,7 +108,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       const secrets = await projectSecrets(db, scope, cipher);
       const invoke = (step: RunStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
         const r = revisions.get(step.key)!;
-        return withRateLimitRetries(options, signal, () => runRevision(ctx.traces, {
+        return withRetries(options, signal, () => runRevision(ctx.traces, {
           scope, data: r.data, references: r.refs, inputs, outputs, testcase,
           options: {
             secrets, allowPrivateHooks: ctx.config.allowPrivateHooks, sandbox: ctx.sandbox?.runner(scope.projectId),
@@ -188,12 +188,16 @@ async function reusableCells(db: Queryable, scope: Scope, hashes: string[]): Pro
   return new Map(rows.map((r) => [r.hash_id, fromJsonb(r)]));
 }
 
-/** Retries an invocation a provider rate-limited or the code sandbox had no room for, with backoff; others return at once. */
-async function withRateLimitRetries(o: ExecuteOptions, signal: AbortSignal, call: () => Promise<RevisionOutcome>) {
+/**
+ * Retries, with backoff, an invocation that a provider rate-limited, that the code sandbox had no room for, or
+ * whose provider or hook was unreachable or answered a 5xx (a connection reset, a provider's bad minute);
+ * any other outcome (a success, the application's own error, a timeout that already waited its full time) returns at once.
+ */
+async function withRetries(o: ExecuteOptions, signal: AbortSignal, call: () => Promise<RevisionOutcome>) {
   for (let attempt = 0; ; attempt++) {
     const outcome = await call();
-    const busy = !outcome.ok && (outcome.error.type === ERROR_TYPES.rateLimited || outcome.error.type === ERROR_TYPES.codeBusy);
-    if (!busy || attempt >= o.rateLimitRetries || signal.aborted) return outcome;
+    const again = !outcome.ok && (outcome.error.transient || outcome.error.type === ERROR_TYPES.rateLimited || outcome.error.type === ERROR_TYPES.codeBusy);
+    if (!again || attempt >= o.retries || signal.aborted) return outcome;
     const hinted = outcome.ok ? null : outcome.error.retryAfterSeconds;
     await new Promise((r) => setTimeout(r, hinted ? hinted * 1000 : o.retryBaseMs * 2 ** attempt));
   }
