@@ -5,6 +5,7 @@ import { testsets } from "../kinds/testsets.ts";
 import { idPages, type StoredIds } from "../testsets/chunk-lists.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { insertRows } from "./entity-table.ts";
+import { addPlannedScenarios } from "./progress.ts";
 import type { RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
 import { results, scenarios } from "./tables.ts";
@@ -44,6 +45,7 @@ export function planHandler(db: Database, batchSize: number): JobHandler<PlanPay
                 batches.push({ queue: BATCH_QUEUE, projectId: scope.projectId, payload: { run_id: job.payload.run_id, scenario_ids: scenarioIds } });
               }
               await enqueue(tx, batches);
+              await addPlannedScenarios(tx, job.payload.run_id, made.length);
             }
           }
           await tx.query("UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1", [job.payload.run_id]);

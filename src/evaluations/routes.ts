@@ -10,6 +10,7 @@ import { countedMany, countedOne } from "../versioning/record-schemas.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { deleteRows, fetchRows, insertRows, queryRows, type EntityTable, type Row } from "./entity-table.ts";
 import { refreshMetrics, setMetrics } from "./metrics.ts";
+import { forgetProgress } from "./progress.ts";
 import { setResults } from "./results.ts";
 import { assertOpenRuns, editRun, setRunsClosed } from "./runs.ts";
 import { addScenarios, createScenarios, editScenario, runOf } from "./scenarios.ts";
@@ -209,6 +210,7 @@ async function deleteInOpenRuns(ctx: AppContext, scope: Scope, t: EntityTable, i
       if (runId) runIds.push(runId);
     }
     if (runIds.length) await assertOpenRuns(tx, scope, runIds);
+    if (runIds.length && t !== metrics) await forgetProgress(tx, runIds);
     return deleteRows(tx, scope, t, ids);
   });
 }

@@ -160,6 +160,18 @@ export async function cancelQueued(db: Queryable, queue: string, match: Record<s
   return rows.length;
 }
 
+/** Whether a job of these queues whose payload contains `match` is queued or running (only those are read). */
+export async function hasOpenJobs(db: Queryable, queues: string[], match: Record<string, unknown>): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM jobs WHERE queue = ANY($1::text[]) AND status = 'queued' AND payload @> $2::jsonb
+     UNION ALL
+     SELECT 1 FROM jobs WHERE queue = ANY($1::text[]) AND status = 'running' AND payload @> $2::jsonb
+     LIMIT 1`,
+    [queues, json(match)],
+  );
+  return rows.length > 0;
+}
+
 /** How many jobs of `queue` whose payload contains `match` are in each status. */
 export async function countByStatus(db: Queryable, queue: string, match: Record<string, unknown>): Promise<Record<JobStatus, number>> {
   const rows = await db.query<{ status: JobStatus; n: number }>(
