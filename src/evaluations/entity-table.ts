@@ -41,8 +41,8 @@ export function toRecord(row: Row): Row {
 }
 
 /**
- * Inserts `items` (wire objects) in one statement and returns them as stored, in the order given
- * (nothing with `returning: false`, for bulk writes that do not read them back).
+ * Inserts `items` (wire objects) in one statement and returns them as stored, in the order given. With
+ * `returning: false` (bulk writes) nothing is read back: it returns the rows as sent, with their new ids.
  */
 export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, items: Row[], options: { returning?: boolean } = {}): Promise<Row[]> {
   if (items.length === 0) return [];
@@ -63,7 +63,7 @@ export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, it
      ${upsert}${options.returning === false ? "" : " RETURNING *"}`,
     [json(rows)],
   );
-  return stored.map(toRecord);
+  return options.returning === false ? rows : stored.map(toRecord);
 }
 
 /** The caller's rows with these ids, in id order (missing ones are left out). */
