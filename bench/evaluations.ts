@@ -91,7 +91,7 @@ export async function evaluationLines(api: Api, server: Child, llm: StubLlm, sma
     ratio: rate / directRate,
     target: "≥ 0.5",
     met: rate / directRate >= 0.5 && run.progress.status === "success",
-    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once: 2 batches of 50 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics. Baseline: the same number of chat completions sent straight to the stub, ${CONCURRENCY} at a time. Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.${run.failures ? ` Failed results: ${run.failures}.` : ""}`,
+    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics. Baseline: the same number of chat completions sent straight to the stub, ${CONCURRENCY} at a time. Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.${run.failures ? ` Failed results: ${run.failures}.` : ""}`,
   });
 
   const big = (await uploadTestset(api, server, bigRows, "eval-bench-big")).testset;

@@ -50,9 +50,12 @@ export async function countBatch(db: Queryable, runId: string, cells: CountedCel
     "SELECT id, status FROM evaluation_scenarios WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
     [ids],
   );
-  const oldCells = await db.query<CountedCell>(
+  // A scenario still pending has no cell a batch stored (a batch stores its cells with its statuses): only
+  // scenarios run before are read, so a first run of a batch reads nothing more.
+  const ran = oldStatuses.filter((s) => s.status !== "pending").map((s) => s.id);
+  const oldCells = ran.length === 0 ? [] : await db.query<CountedCell>(
     "SELECT scenario_id, step_key, repeat_idx, status, hash_id, flags FROM evaluation_results WHERE scenario_id = ANY($1::uuid[])",
-    [ids],
+    [ran],
   );
   const slot = (c: CountedCell) => `${c.scenario_id}/${c.step_key}/${c.repeat_idx}`;
   const before = new Map(oldCells.map((c) => [slot(c), c]));
