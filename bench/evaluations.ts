@@ -103,7 +103,7 @@ export async function evaluationLines(api: Api, server: Child, llm: StubLlm, sma
     ratio: null,
     target: "completes, RSS < 1 GB",
     met: large.progress.status === "success" && large.progress.done === bigRows && large.peak < GB,
-    note: `${large.progress.done} scenarios, ${large.progress.cells.invoked} invocations (application and evaluator), status ${large.progress.status}${large.failures ? ` (failed results: ${large.failures})` : ""}. Scenarios are planned page by page of the testset's id list and results are written a batch at a time.`,
+    note: `${large.progress.done} scenarios, ${large.progress.cells.invoked} invocations (application and evaluator), status ${large.progress.status}${large.failures ? ` (failed results: ${large.failures})` : ""}. Scenarios are planned page by page of the testset's id list, at most 1,000 a statement; results are written a batch (200 scenarios) at a time; progress is read from counters the batches keep.`,
   });
 
   const before = llm.requests.length;
