@@ -146,6 +146,8 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         if (!ok || !scenarioStatus.has(scenarioId)) scenarioStatus.set(scenarioId, ok ? "success" : "failure");
       });
 
+      // The batch's traces are stored before its results, which point at them (reuse and metrics read them).
+      await ctx.traces?.flush();
       await db.transaction(async (tx) => {
         const [still] = await tx.query<{ open: boolean }>(
           `SELECT coalesce((flags->>'is_active')::boolean, false) AND NOT coalesce((flags->>'is_closed')::boolean, false) AS open
@@ -163,7 +165,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         }
         await complete(tx, job);
       });
-      await finishIfDone(ctx, scope, runId);
+      await finishIfDone(db, scope, runId);
     },
   };
 }
@@ -236,10 +238,8 @@ async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Prom
 }
 
 /** When no plan or batch of the run is left: its metrics are computed and it ends `success`, `errors` or `failure`. */
-export async function finishIfDone(ctx: Pick<AppContext, "db" | "traces">, scope: Scope, runId: string): Promise<void> {
-  const { db } = ctx;
+export async function finishIfDone(db: Queryable, scope: Scope, runId: string): Promise<void> {
   if (await hasOpenJobs(db, [PLAN_QUEUE, BATCH_QUEUE], { run_id: runId })) return;
-  await ctx.traces?.flush(); // the run's metrics read its traces
   await refreshMetrics(db, scope, runId, null);
   await db.query(
     `UPDATE evaluation_runs r SET flags = r.flags || '{"is_active": false}', updated_at = now(),
