@@ -1,12 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStubLlm, type StubLlm } from "../support/stub-llm.ts";
+import { emptyDatabase, type EmptyDatabase } from "../support/empty-database.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 
 let stub: StubLlm;
 let server: TestServer;
+let own: EmptyDatabase | null = null;
 let p: TestProject;
 
 beforeAll(async () => {
+  // On PostgreSQL, a schema of this file's own: no other test's server runs batches of this one.
+  if (process.env.DATABASE_URL) {
+    own = await emptyDatabase();
+    process.env.DATABASE_URL = own.url!;
+  }
   stub = await startStubLlm();
   // The runtime reads the provider's key and base URL from the environment when the project has no secret.
   process.env.OPENAI_BASE_URL = stub.baseUrl;
@@ -18,6 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server.close();
   await stub.close();
+  await own?.dispose();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
