@@ -40,10 +40,22 @@ async function evaluate(api: Api, server: Child, testsetRevision: string, app: s
     const res = await fetch(`${api.url}/api/simple/evaluations/${evaluation.id}/progress`, { headers: { authorization: `ApiKey ${api.key}` } });
     const { progress } = await res.json();
     if (["success", "errors", "failure", "cancelled"].includes(progress.status)) {
-      return { progress, ms: performance.now() - started, peak: server.peakRss() };
+      const ms = performance.now() - started;
+      return { progress, ms, peak: server.peakRss(), failures: await failureSummary(api, evaluation.id) };
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The errors of a run's failed results, by message and how often: why a run ended `errors`. */
+async function failureSummary(api: Api, runId: string): Promise<string> {
+  const { results } = await api.post("/evaluations/results/query", { result: { run_id: runId, status: "failure" }, windowing: { limit: 1000 } });
+  const counts = new Map<string, number>();
+  for (const r of results as { step_key: string; error: { message?: string; type?: string } | null }[]) {
+    const key = `${r.step_key}: ${r.error?.type ?? ""} ${r.error?.message ?? "no error recorded"}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([key, n]) => `${n} × ${key}`).join("; ");
 }
 
 /** `calls` chat completions straight to the stub, `CONCURRENCY` at a time: the provider's own rate here. */
@@ -79,7 +91,7 @@ export async function evaluationLines(api: Api, server: Child, llm: StubLlm, sma
     ratio: rate / directRate,
     target: "≥ 0.5",
     met: rate / directRate >= 0.5 && run.progress.status === "success",
-    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once: 2 batches of 50 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics. Baseline: the same number of chat completions sent straight to the stub, ${CONCURRENCY} at a time. Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.`,
+    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics. Baseline: the same number of chat completions sent straight to the stub, ${CONCURRENCY} at a time. Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.${run.failures ? ` Failed results: ${run.failures}.` : ""}`,
   });
 
   const big = (await uploadTestset(api, server, bigRows, "eval-bench-big")).testset;
@@ -91,7 +103,7 @@ export async function evaluationLines(api: Api, server: Child, llm: StubLlm, sma
     ratio: null,
     target: "completes, RSS < 1 GB",
     met: large.progress.status === "success" && large.progress.done === bigRows && large.peak < GB,
-    note: `${large.progress.done} scenarios, ${large.progress.cells.invoked} invocations (application and evaluator), status ${large.progress.status}. Scenarios are planned page by page of the testset's id list and results are written a batch at a time.`,
+    note: `${large.progress.done} scenarios, ${large.progress.cells.invoked} invocations (application and evaluator), status ${large.progress.status}${large.failures ? ` (failed results: ${large.failures})` : ""}. Scenarios are planned page by page of the testset's id list, at most 1,000 a statement; results are written a batch (200 scenarios) at a time; progress is read from counters the batches keep.`,
   });
 
   const before = llm.requests.length;

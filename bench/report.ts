@@ -19,8 +19,15 @@ export interface Line {
 }
 
 export const failed = (name: string, target: string, error: unknown): Line => ({
-  name, figure: "—", baseline: "—", ratio: null, target, met: false, note: `FAILED: ${String((error as Error)?.message ?? error).split("\n")[0].slice(0, 300)}`,
+  name, figure: "—", baseline: "—", ratio: null, target, met: false, note: `FAILED: ${describe(error).slice(0, 400)}`,
 });
+
+/** An error's first line, with its cause's (fetch's "fetch failed" says why only in its cause: a timeout, a reset…). */
+function describe(error: unknown): string {
+  const first = (e: unknown) => String((e as Error)?.message ?? e).split("\n")[0];
+  const cause = (error as { cause?: { code?: string } } | null)?.cause;
+  return cause ? `${first(error)} (${cause.code ? `${cause.code}: ` : ""}${first(cause)})` : first(error);
+}
 
 const status = (l: Line) => (l.note.startsWith("FAILED") ? "FAILED" : l.met === null ? "reported" : l.met ? "met" : "NOT MET");
 const ratio = (l: Line) => (l.ratio === null ? "—" : l.ratio.toFixed(l.ratio < 0.1 ? 3 : 2));

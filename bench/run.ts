@@ -46,8 +46,9 @@ async function attempt(name: string, target: string, run: () => Promise<Line | L
     const got = await run();
     if (got) lines.push(...(Array.isArray(got) ? got : [got]));
   } catch (error) {
-    progress(`  failed: ${(error as Error).message}`);
-    lines.push(failed(name, target, error));
+    const line = failed(name, target, error);
+    progress(`  failed: ${line.note.slice("FAILED: ".length)}`);
+    lines.push(line);
   }
 }
 

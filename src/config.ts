@@ -89,7 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mockMaxDelayMs: integer("TESSERA_MOCK_MAX_DELAY_MS", env.TESSERA_MOCK_MAX_DELAY_MS, MOCK_MAX_DELAY_MS),
     evaluations: {
       batches: integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2),
-      batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 50)),
+      batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 200)),
       concurrency: Math.max(1, integer("TESSERA_EVALUATION_CONCURRENCY", env.TESSERA_EVALUATION_CONCURRENCY, 8)),
       leaseMs: Math.max(1, integer("TESSERA_JOB_LEASE_SECONDS", env.TESSERA_JOB_LEASE_SECONDS, 60)) * 1000,
     },

@@ -41,8 +41,11 @@ export function toRecord(row: Row): Row {
   return out;
 }
 
-/** Inserts `items` (wire objects) in one statement and returns them as stored, in the order given. */
-export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, items: Row[]): Promise<Row[]> {
+/**
+ * Inserts `items` (wire objects) in one statement and returns them as stored, in the order given. With
+ * `returning: false` (bulk writes) nothing is read back: it returns the rows as sent, with their new ids.
+ */
+export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, items: Row[], options: { returning?: boolean } = {}): Promise<Row[]> {
   if (items.length === 0) return [];
   const columns = ["id", "project_id", "created_by_id", ...Object.keys(t.fields)];
   const rows = items.map((item) => {
@@ -58,10 +61,10 @@ export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, it
     : "";
   const stored = await db.query<Row>(
     `INSERT INTO ${t.table} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${t.table}, $1::jsonb)
-     ${upsert} RETURNING *`,
+     ${upsert}${options.returning === false ? "" : " RETURNING *"}`,
     [json(rows)],
   );
-  return stored.map(toRecord);
+  return options.returning === false ? rows : stored.map(toRecord);
 }
 
 /** The caller's rows with these ids, in id order (missing ones are left out). */

@@ -2,7 +2,7 @@ import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
 import type { Queryable } from "../db/database.ts";
 import { fromJsonb } from "../db/jsonb-text.ts";
-import { complete, countByStatus, type Job } from "../jobs/queue.ts";
+import { complete, hasOpenJobs, type Job } from "../jobs/queue.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { workflows, type WorkflowData } from "../kinds/workflows.ts";
 import { ERROR_TYPES } from "../runtime/errors.ts";
@@ -13,6 +13,7 @@ import { loadTestcases } from "../testsets/testcases.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { insertRows, type Row } from "./entity-table.ts";
 import { refreshMetrics } from "./metrics.ts";
+import { countBatch } from "./progress.ts";
 import { resultHash } from "./result-hash.ts";
 import type { RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
@@ -46,8 +47,8 @@ interface Cell {
 export interface ExecuteOptions {
   /** Invocations running at once within one batch, unless the run sets `data.concurrency.batch_size`. */
   concurrency: number;
-  /** Tries of an invocation a provider rate-limits, with backoff, before the cell is recorded as failed. */
-  rateLimitRetries: number;
+  /** Retries of an invocation that failed in a way trying again may cure (see `withRetries`), before the cell is recorded as failed. */
+  retries: number;
   retryBaseMs: number;
 }
 
@@ -82,9 +83,8 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       const revisions = new Map<string, { data: WorkflowData; step: RunStep; revisionId: string; refs: Record<string, unknown> }>();
       for (const step of [app, ...graders].filter((s): s is RunStep => s !== null)) {
         const family = step.type === "invocation" ? "application" : "evaluator";
-        const ref = step.references[`${family}_revision`];
-        const revision = await findRevision(db, scope, workflows, { id: ref.id });
-        revisions.set(step.key, { data: (revision.data ?? {}) as WorkflowData, step, revisionId: revision.id, refs: step.references });
+        const revision = await pinnedRevision(db, scope, step.references[`${family}_revision`].id as string);
+        revisions.set(step.key, { data: revision.data, step, revisionId: revision.id, refs: step.references });
       }
       const testcaseOf = new Map(
         (await db.query<{ scenario_id: string; testcase_id: string }>(
@@ -101,14 +101,13 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         const graderHashes = new Map(graders.map((g) => [g.key, testcaseId ? resultHash(revisionOf(g), testcaseId, repeat, appHash) : ""]));
         return { scenarioId, repeat, testcaseId, appHash, graderHashes };
       }));
-      await ctx.traces?.flush(); // earlier results' traces must be readable to reuse them
       const reusable = run.flags.is_cached === true
-        ? await reusableCells(db, scope, work.flatMap((w) => [w.appHash, ...w.graderHashes.values()]).filter((h): h is string => !!h))
+        ? await reusableCells(ctx, scope, work.flatMap((w) => [w.appHash, ...w.graderHashes.values()]).filter((h): h is string => !!h))
         : new Map<string, Cell>();
       const secrets = await projectSecrets(db, scope, cipher);
       const invoke = (step: RunStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
         const r = revisions.get(step.key)!;
-        return withRateLimitRetries(options, signal, () => runRevision(ctx.traces, {
+        return withRetries(options, signal, () => runRevision(ctx.traces, {
           scope, data: r.data, references: r.refs, inputs, outputs, testcase,
           options: {
             secrets, allowPrivateHooks: ctx.config.allowPrivateHooks, sandbox: ctx.sandbox?.runner(scope.projectId),
@@ -147,6 +146,8 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         if (!ok || !scenarioStatus.has(scenarioId)) scenarioStatus.set(scenarioId, ok ? "success" : "failure");
       });
 
+      // The batch's traces are stored before its results, which point at them (reuse and metrics read them).
+      await ctx.traces?.flush();
       await db.transaction(async (tx) => {
         const [still] = await tx.query<{ open: boolean }>(
           `SELECT coalesce((flags->>'is_active')::boolean, false) AND NOT coalesce((flags->>'is_closed')::boolean, false) AS open
@@ -154,7 +155,8 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
           [runId],
         );
         if (still?.open) {
-          await insertRows(tx, scope, results, cells.map(({ outputs: _, ...c }) => ({ ...c, run_id: runId })));
+          await countBatch(tx, runId, cells, scenarioStatus);
+          await insertRows(tx, scope, results, cells.map(({ outputs: _, ...c }) => ({ ...c, run_id: runId })), { returning: false });
           await tx.query(
             `UPDATE evaluation_scenarios s SET status = x.status, updated_at = now()
              FROM jsonb_each_text($1::jsonb) AS x(id, status) WHERE s.id = x.id::uuid`,
@@ -163,7 +165,6 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         }
         await complete(tx, job);
       });
-      await ctx.traces?.flush(); // the run's metrics read its traces
       await finishIfDone(db, scope, runId);
     },
   };
@@ -176,24 +177,52 @@ const cell = (scenarioId: string, stepKey: string, repeat: number, hashId: strin
   outputs: o.ok ? o.outputs : null,
 });
 
-/** The newest successful result in the project for each hash, with the outputs of its trace. */
-async function reusableCells(db: Queryable, scope: Scope, hashes: string[]): Promise<Map<string, Cell>> {
-  const rows = await db.query<Cell>(
-    `SELECT DISTINCT ON (r.hash_id) r.hash_id, r.testcase_id, r.status, r.trace_id, r.error, t.outputs
-     FROM evaluation_results r JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
+/**
+ * The newest successful result in the project for each hash, with the outputs of its trace. A trace still
+ * waiting in this process's trace writer is written first and the lookup made again, so no result is missed.
+ */
+async function reusableCells(ctx: AppContext, scope: Scope, hashes: string[]): Promise<Map<string, Cell>> {
+  const lookup = () => ctx.db.query<Cell & { traced: boolean }>(
+    `SELECT DISTINCT ON (r.hash_id) r.hash_id, r.testcase_id, r.status, r.trace_id, r.error, t.outputs, t.trace_id IS NOT NULL AS traced
+     FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
      WHERE r.project_id = $1 AND r.hash_id = ANY($2::uuid[]) AND r.status = 'success'
      ORDER BY r.hash_id, r.created_at DESC`,
     [scope.projectId, [...new Set(hashes)]],
   );
-  return new Map(rows.map((r) => [r.hash_id, fromJsonb(r)]));
+  let rows = await lookup();
+  if (rows.some((r) => !r.traced) && ctx.traces) {
+    await ctx.traces.flush();
+    rows = await lookup();
+  }
+  return new Map(rows.filter((r) => r.traced).map(({ traced: _, ...r }) => [r.hash_id, fromJsonb(r)]));
 }
 
-/** Retries an invocation a provider rate-limited or the code sandbox had no room for, with backoff; others return at once. */
-async function withRateLimitRetries(o: ExecuteOptions, signal: AbortSignal, call: () => Promise<RevisionOutcome>) {
+/** Pinned revisions, kept by id: a revision never changes, and every batch of a run reads the same few. */
+const revisionCache = new Map<string, { id: string; data: WorkflowData }>();
+const REVISION_CACHE_SIZE = 256;
+
+async function pinnedRevision(db: Queryable, scope: Scope, id: string): Promise<{ id: string; data: WorkflowData }> {
+  const key = `${scope.projectId}/${id}`;
+  let revision = revisionCache.get(key);
+  if (!revision) {
+    const row = await findRevision(db, scope, workflows, { id });
+    revision = { id: row.id, data: (row.data ?? {}) as WorkflowData };
+    if (revisionCache.size >= REVISION_CACHE_SIZE) revisionCache.delete(revisionCache.keys().next().value!);
+    revisionCache.set(key, revision);
+  }
+  return revision;
+}
+
+/**
+ * Retries, with backoff, an invocation that a provider rate-limited, that the code sandbox had no room for, or
+ * whose provider or hook was unreachable or answered a 5xx (a connection reset, a provider's bad minute);
+ * any other outcome (a success, the application's own error, a timeout that already waited its full time) returns at once.
+ */
+async function withRetries(o: ExecuteOptions, signal: AbortSignal, call: () => Promise<RevisionOutcome>) {
   for (let attempt = 0; ; attempt++) {
     const outcome = await call();
-    const busy = !outcome.ok && (outcome.error.type === ERROR_TYPES.rateLimited || outcome.error.type === ERROR_TYPES.codeBusy);
-    if (!busy || attempt >= o.rateLimitRetries || signal.aborted) return outcome;
+    const again = !outcome.ok && (outcome.error.transient || outcome.error.type === ERROR_TYPES.rateLimited || outcome.error.type === ERROR_TYPES.codeBusy);
+    if (!again || attempt >= o.retries || signal.aborted) return outcome;
     const hinted = outcome.ok ? null : outcome.error.retryAfterSeconds;
     await new Promise((r) => setTimeout(r, hinted ? hinted * 1000 : o.retryBaseMs * 2 ** attempt));
   }
@@ -210,10 +239,7 @@ async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Prom
 
 /** When no plan or batch of the run is left: its metrics are computed and it ends `success`, `errors` or `failure`. */
 export async function finishIfDone(db: Queryable, scope: Scope, runId: string): Promise<void> {
-  for (const queue of [PLAN_QUEUE, BATCH_QUEUE]) {
-    const left = await countByStatus(db, queue, { run_id: runId });
-    if (left.queued + left.running > 0) return;
-  }
+  if (await hasOpenJobs(db, [PLAN_QUEUE, BATCH_QUEUE], { run_id: runId })) return;
   await refreshMetrics(db, scope, runId, null);
   await db.query(
     `UPDATE evaluation_runs r SET flags = r.flags || '{"is_active": false}', updated_at = now(),

@@ -9,6 +9,7 @@ import { IdParam } from "../schema-parts.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { deleteRows, fetchRows, insertRows, queryRows, type EntityTable, type Row } from "./entity-table.ts";
 import { refreshMetrics, setMetrics } from "./metrics.ts";
+import { forgetProgress } from "./progress.ts";
 import { idOf, idsOf, manyOf, MetricsRecord, oneOf, ResultRecord, RunRecord, ScenarioRecord } from "./record-schemas.ts";
 import { setResults } from "./results.ts";
 import { assertOpenRuns, editRun, setRunsClosed } from "./runs.ts";
@@ -212,6 +213,7 @@ async function deleteInOpenRuns(ctx: AppContext, scope: Scope, t: EntityTable, i
       if (runId) runIds.push(runId);
     }
     if (runIds.length) await assertOpenRuns(tx, scope, runIds);
+    if (runIds.length && t !== metrics) await forgetProgress(tx, runIds);
     return deleteRows(tx, scope, t, ids);
   });
 }

@@ -3,6 +3,7 @@ import type { Queryable } from "../db/database.ts";
 import { badRequest } from "../errors.ts";
 import { cancelQueued, enqueue } from "../jobs/queue.ts";
 import { fetchRows, insertRows, type Row } from "./entity-table.ts";
+import { recountProgress } from "./progress.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./run-steps.ts";
 import { runs } from "./tables.ts";
@@ -85,6 +86,7 @@ export async function startEvaluation(tx: Queryable, scope: Scope, runId: string
     [scope.projectId, runId, clientDriven ? "running" : "queued"],
   );
   if (!clientDriven) {
+    await recountProgress(tx, scope, runId);
     const left = await tx.query<{ id: string }>(
       "SELECT id FROM evaluation_scenarios WHERE run_id = $1 AND status <> 'success' ORDER BY id",
       [runId],
@@ -99,30 +101,6 @@ export async function startEvaluation(tx: Queryable, scope: Scope, runId: string
     await enqueue(tx, batches);
   }
   return (await fetchRows(tx, scope, runs, [runId]))[0];
-}
-
-/** How far a run has come: scenarios by status, and how many cells were invoked, reused or failed. */
-export async function evaluationProgress(db: Queryable, scope: Scope, runId: string) {
-  const [row] = await db.query<Record<string, number | string | null>>(
-    `SELECT r.status,
-       (SELECT count(*)::int FROM evaluation_scenarios s WHERE s.run_id = r.id) AS scenarios,
-       (SELECT count(*)::int FROM evaluation_scenarios s WHERE s.run_id = r.id AND s.status = 'success') AS succeeded,
-       (SELECT count(*)::int FROM evaluation_scenarios s WHERE s.run_id = r.id AND s.status = 'failure') AS failed,
-       (SELECT count(*)::int FROM evaluation_results x WHERE x.run_id = r.id AND x.hash_id IS NOT NULL
-          AND NOT coalesce((x.flags->>'is_reused')::boolean, false)) AS invoked,
-       (SELECT count(*)::int FROM evaluation_results x WHERE x.run_id = r.id
-          AND coalesce((x.flags->>'is_reused')::boolean, false)) AS reused,
-       (SELECT count(*)::int FROM evaluation_results x WHERE x.run_id = r.id AND x.status = 'failure') AS failed_cells
-     FROM evaluation_runs r WHERE r.project_id = $1 AND r.id = $2`,
-    [scope.projectId, runId],
-  );
-  if (!row) return null;
-  const scenarios = Number(row.scenarios);
-  const done = Number(row.succeeded) + Number(row.failed);
-  return {
-    run_id: runId, status: row.status, scenarios, done, succeeded: row.succeeded, failed: row.failed, pending: scenarios - done,
-    cells: { invoked: row.invoked, reused: row.reused, failed: row.failed_cells },
-  };
 }
 
 /** A run in the reference's `SimpleEvaluation` shape: its steps read back as revision targets. */

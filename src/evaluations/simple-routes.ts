@@ -8,8 +8,9 @@ import { idOf, manyOf, oneOf, SimpleEvaluationRecord } from "./record-schemas.ts
 import { deleteRows, fetchRows, queryRows, type Row } from "./entity-table.ts";
 import { editRun, setRunsClosed } from "./runs.ts";
 import {
-  createSimpleEvaluation, evaluationProgress, simpleEvaluationRecord, startEvaluation, stopEvaluation, type SimpleEvaluationInput,
+  createSimpleEvaluation, simpleEvaluationRecord, startEvaluation, stopEvaluation, type SimpleEvaluationInput,
 } from "./simple-evaluations.ts";
+import { evaluationProgress } from "./progress.ts";
 import { runs } from "./tables.ts";
 
 const Open = { additionalProperties: true } as const;

@@ -9,6 +9,6 @@ export function evaluationWorker(ctx: AppContext, onError: (error: unknown) => v
   if (batches === 0) return null;
   return new JobWorker(ctx.db, [
     planHandler(ctx.db, batchSize),
-    batchHandler(ctx, { concurrency, rateLimitRetries: 4, retryBaseMs: 1000 }),
+    batchHandler(ctx, { concurrency, retries: 4, retryBaseMs: 1000 }),
   ], { concurrency: batches, leaseMs, pollMs: 2_000, onError });
 }

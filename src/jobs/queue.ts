@@ -105,6 +105,15 @@ export async function renew(db: Queryable, job: Job, leaseMs: number): Promise<b
   return rows.length === 1;
 }
 
+/** Replaces a held job's payload (a job that records how far it got); false when the lease was lost. */
+export async function savePayload(db: Queryable, job: Job, payload: unknown): Promise<boolean> {
+  const rows = await db.query(
+    "UPDATE jobs SET payload = $3::jsonb, updated_at = now() WHERE id = $1 AND lease_token = $2 AND status = 'running' RETURNING id",
+    [job.id, job.leaseToken, json(payload)],
+  );
+  return rows.length === 1;
+}
+
 /** Marks a held job done; false when the lease was lost. Call it inside the transaction that stores the job's effects. */
 export async function complete(db: Queryable, job: Job): Promise<boolean> {
   const rows = await db.query(
@@ -158,6 +167,18 @@ export async function cancelQueued(db: Queryable, queue: string, match: Record<s
     [queue, json(match)],
   );
   return rows.length;
+}
+
+/** Whether a job of these queues whose payload contains `match` is queued or running (only those are read). */
+export async function hasOpenJobs(db: Queryable, queues: string[], match: Record<string, unknown>): Promise<boolean> {
+  const rows = await db.query(
+    `SELECT 1 FROM jobs WHERE queue = ANY($1::text[]) AND status = 'queued' AND payload @> $2::jsonb
+     UNION ALL
+     SELECT 1 FROM jobs WHERE queue = ANY($1::text[]) AND status = 'running' AND payload @> $2::jsonb
+     LIMIT 1`,
+    [queues, json(match)],
+  );
+  return rows.length > 0;
 }
 
 /** How many jobs of `queue` whose payload contains `match` are in each status. */

@@ -32,6 +32,8 @@ export class WorkflowError extends HttpError {
   trace?: TraceRecord;
   /** Seconds after which trying again may succeed, sent as `Retry-After` (429s). */
   retryAfterSeconds?: number;
+  /** The same call may well succeed if made again: the service was unreachable or answered a 5xx. */
+  transient = false;
 
   constructor(statusCode: number, type: ErrorType, message: string) {
     super(statusCode, message);
@@ -45,6 +47,8 @@ export const invalidParameters = (message: string) => new WorkflowError(400, ERR
 export const invalidSecrets = (message: string) => new WorkflowError(400, ERROR_TYPES.invalidSecrets, message);
 export const forbiddenAddress = (message: string) => new WorkflowError(400, ERROR_TYPES.forbiddenAddress, message);
 export const upstreamFailed = (message: string) => new WorkflowError(502, ERROR_TYPES.upstreamFailed, message);
+/** An upstream failure that trying again may cure (a connection refused or reset, a 5xx answer). */
+export const upstreamFlaky = (message: string) => Object.assign(upstreamFailed(message), { transient: true });
 export const upstreamTimeout = (message: string) => new WorkflowError(504, ERROR_TYPES.upstreamTimeout, message);
 export const codeFailed = (message: string) => new WorkflowError(422, ERROR_TYPES.codeFailed, message);
 /** A prompt whose templates would render past TESSERA_TEMPLATE_MAX_BYTES or TESSERA_TEMPLATE_MAX_STEPS. */

@@ -1,4 +1,4 @@
-import { invalidParameters, upstreamFailed, upstreamTimeout, WorkflowError } from "./errors.ts";
+import { invalidParameters, upstreamFailed, upstreamFlaky, upstreamTimeout, WorkflowError } from "./errors.ts";
 import { readLimited, sendRequest } from "./net/guarded-request.ts";
 
 export const HOOK_TIMEOUT_MS = 30_000;
@@ -50,7 +50,7 @@ export async function callHook(call: HookCall): Promise<HookResult> {
     if (payload === null) throw upstreamFailed(`Hook response exceeds ${maxBytes} bytes`);
     if (status < 200 || status > 299) {
       const excerpt = payload.toString("utf8", 0, 200).trim();
-      throw upstreamFailed(`Hook answered HTTP ${status}${excerpt ? `: ${excerpt}` : ""}`);
+      throw (status >= 500 ? upstreamFlaky : upstreamFailed)(`Hook answered HTTP ${status}${excerpt ? `: ${excerpt}` : ""}`);
     }
     const text = payload.toString("utf8");
     try {
@@ -61,6 +61,6 @@ export async function callHook(call: HookCall): Promise<HookResult> {
   } catch (error) {
     if (error instanceof WorkflowError) throw error;
     if (signal.aborted) throw timedOut();
-    throw upstreamFailed(`Hook ${url.origin} is unreachable: ${(error as Error).message}`);
+    throw upstreamFlaky(`Hook ${url.origin} is unreachable: ${(error as Error).message}`);
   }
 }

@@ -138,6 +138,27 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     expect((await p.ok("GET", `/traces/${results[0].trace_id}`)).trace.status.code).toBeGreaterThanOrEqual(400);
   });
 
+  it("keeps progress through a restart of failed scenarios, and counts a client's writes to the run", async () => {
+    const ts = await testset("restart-rows", [{ n: 2 }, { n: 0 }, { n: 3 }]);
+    const app = (await p.ok("POST", "/simple/applications/", {
+      application: { slug: "restart-app", data: { uri: "svc:custom:code:v0", script: "function run(i) { if (!i.n) throw new Error('no n'); return i.n; }" } },
+    })).application;
+    const created = await p.ok("POST", "/simple/evaluations/", { evaluation: { data: { testset_steps: [ts.revision_id], application_steps: [app.revision_id] } } });
+    const expected = { scenarios: 3, done: 3, succeeded: 2, failed: 1, pending: 0, cells: { invoked: 3, reused: 0, failed: 1 } };
+    expect(await progress((await finished(created.evaluation.id)).id)).toMatchObject({ status: "errors", ...expected });
+
+    // Started again, the run retries its failed scenario (which fails again): nothing is counted twice.
+    await p.ok("POST", `/simple/evaluations/${created.evaluation.id}/start`);
+    await finished(created.evaluation.id);
+    expect(await progress(created.evaluation.id)).toMatchObject(expected);
+
+    // A result written by a client counts at once.
+    const { results } = await p.ok("POST", "/evaluations/results/query", { result: { run_id: created.evaluation.id, status: "failure" } });
+    const { scenario_id, step_key } = results[0];
+    await p.ok("POST", "/evaluations/results/", { results: [{ run_id: created.evaluation.id, scenario_id, step_key, status: "success" }] });
+    expect((await progress(created.evaluation.id)).cells).toMatchObject({ failed: 0 });
+  });
+
   it("compares two runs: metric deltas, and the testcases whose results changed", async () => {
     const { ts, app, judge } = await fixture("compare");
     const fixed = await p.ok("POST", "/applications/revisions/commit", {

@@ -7,7 +7,9 @@ import type { AddressInfo, Socket } from "node:net";
  * chosen) tool with `{"query": <last user message>}`; with a JSON response format it answers JSON
  * (for json_schema, one value per schema property). Special models: `stub-401`, `stub-403`,
  * `stub-429`, `stub-500` answer those statuses, `stub-hang` never answers, `stub-not-json` answers
- * plain text whatever the format, `stub-slow` streams its first word then pauses for 10 s.
+ * plain text whatever the format, `stub-slow` streams its first word then pauses for 10 s. `stub-reset-once`
+ * and `stub-500-once` fail the first request for each user message (the connection closed without an
+ * answer, or a 500) and answer the ones after it.
  * The key `sk-bad` is rejected with 401.
  */
 export interface StubLlm {
@@ -40,6 +42,7 @@ export async function startStubLlm(): Promise<StubLlm> {
   const requests: StubLlm["requests"] = [];
   const state = { abandonedStreams: 0 };
   const sockets = new Set<Socket>();
+  const failedOnce = new Set<string>();
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -51,6 +54,14 @@ export async function startStubLlm(): Promise<StubLlm> {
     const failure = FAILURES[body.model];
     if (failure) return json(res, failure[0], errorBody(failure[1], failure[2]));
     if (body.model === "stub-hang") return;
+    if (body.model.endsWith("-once")) {
+      const key = `${body.model}\n${textOf([...body.messages].reverse().find((m) => m.role === "user")?.content ?? "")}`;
+      if (!failedOnce.has(key)) {
+        failedOnce.add(key);
+        if (body.model === "stub-reset-once") return void req.socket.destroy();
+        return json(res, 500, errorBody("The server had an error while processing your request", "server_error"));
+      }
+    }
 
     const answer = answerFor(body);
     const usage = { prompt_tokens: body.messages.length * 10, completion_tokens: (answer.content ?? "").split(/\s+/).filter(Boolean).length + 1 };

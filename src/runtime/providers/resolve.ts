@@ -64,7 +64,25 @@ function target(provider: string, model: string, modelId: string, secret: Provid
   };
 }
 
+/**
+ * The model object for a target, made once and kept (a few dozen at most): a provider object is
+ * stateless, and making one per call costs more than the call's own work against a fast provider.
+ */
 export function languageModel(target: ModelTarget, allowPrivate: boolean): LanguageModel {
+  const key = JSON.stringify([target.kind, target.provider, target.model, target.apiKey, target.baseUrl ?? null, target.userBaseUrl, allowPrivate]);
+  let model = models.get(key);
+  if (!model) {
+    model = newLanguageModel(target, allowPrivate);
+    if (models.size >= MODEL_CACHE_SIZE) models.delete(models.keys().next().value!);
+    models.set(key, model);
+  }
+  return model;
+}
+
+const models = new Map<string, LanguageModel>();
+const MODEL_CACHE_SIZE = 64;
+
+function newLanguageModel(target: ModelTarget, allowPrivate: boolean): LanguageModel {
   const fetch = target.userBaseUrl ? guardedFetch(allowPrivate) : undefined;
   const apiKey = target.apiKey || undefined;
   switch (target.kind) {

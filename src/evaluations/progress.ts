@@ -1,0 +1,137 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
+
+/*
+ * A run's progress: scenarios by status, and its cells (results of invocation and annotation steps)
+ * invoked, reused or failed. A server-run evaluation keeps it as counters (`evaluation_progress`),
+ * which its plan and batches update in their own transactions; any other run, or one whose rows were
+ * changed through the entity routes, is counted from its rows.
+ */
+
+interface Counts {
+  scenarios: number;
+  succeeded: number;
+  failed: number;
+  invoked: number;
+  reused: number;
+  failed_cells: number;
+}
+
+/** A cell as the counters see it: its slot and what it counts as. */
+export interface CountedCell {
+  scenario_id: string;
+  step_key: string;
+  repeat_idx: number;
+  status: string;
+  hash_id: string | null;
+  flags: { is_reused?: boolean } | null;
+}
+
+const COLUMNS = ["scenarios", "succeeded", "failed", "invoked", "reused", "failed_cells"] as const;
+
+/** Adds planned scenarios to a server-run evaluation's counters (created with its first plan). */
+export async function addPlannedScenarios(db: Queryable, runId: string, scenarios: number): Promise<void> {
+  await db.query(
+    `INSERT INTO evaluation_progress (run_id, scenarios) VALUES ($1, $2)
+     ON CONFLICT (run_id) DO UPDATE SET scenarios = evaluation_progress.scenarios + excluded.scenarios`,
+    [runId, scenarios],
+  );
+}
+
+/**
+ * Moves the counters by what a batch changes: call it in the batch's transaction before its writes, with
+ * the cells it is about to store and its scenarios' new statuses. The scenarios are locked, so two writers of
+ * the same scenarios (a batch whose lease ran out and the one that took it over) count each change once.
+ */
+export async function countBatch(db: Queryable, runId: string, cells: CountedCell[], statuses: Map<string, string>): Promise<void> {
+  const ids = [...statuses.keys()];
+  if (ids.length === 0) return;
+  const oldStatuses = await db.query<{ id: string; status: string }>(
+    "SELECT id, status FROM evaluation_scenarios WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
+    [ids],
+  );
+  // A scenario still pending has no cell a batch stored (a batch stores its cells with its statuses): only
+  // scenarios run before are read, so a first run of a batch reads nothing more.
+  const ran = oldStatuses.filter((s) => s.status !== "pending").map((s) => s.id);
+  const oldCells = ran.length === 0 ? [] : await db.query<CountedCell>(
+    "SELECT scenario_id, step_key, repeat_idx, status, hash_id, flags FROM evaluation_results WHERE scenario_id = ANY($1::uuid[])",
+    [ran],
+  );
+  const slot = (c: CountedCell) => `${c.scenario_id}/${c.step_key}/${c.repeat_idx}`;
+  const before = new Map(oldCells.map((c) => [slot(c), c]));
+  const after = new Map(before);
+  for (const c of cells) after.set(slot(c), c);
+  const delta: Counts = { scenarios: 0, succeeded: 0, failed: 0, invoked: 0, reused: 0, failed_cells: 0 };
+  const cell = (c: CountedCell, sign: number) => {
+    const reused = c.flags?.is_reused === true;
+    if (c.hash_id && !reused) delta.invoked += sign;
+    if (reused) delta.reused += sign;
+    if (c.status === "failure") delta.failed_cells += sign;
+  };
+  for (const c of before.values()) cell(c, -1);
+  for (const c of after.values()) cell(c, 1);
+  const scenario = (status: string | undefined, sign: number) => {
+    if (status === "success") delta.succeeded += sign;
+    if (status === "failure") delta.failed += sign;
+  };
+  for (const { id, status } of oldStatuses) {
+    scenario(status, -1);
+    scenario(statuses.get(id), 1);
+  }
+  if (COLUMNS.every((c) => delta[c] === 0)) return;
+  await db.query(
+    `UPDATE evaluation_progress SET ${COLUMNS.map((c, i) => `${c} = ${c} + $${i + 2}`).join(", ")} WHERE run_id = $1`,
+    [runId, ...COLUMNS.map((c) => delta[c])],
+  );
+}
+
+/** Drops the counters of runs whose scenarios or results are written some other way: they are counted from their rows. */
+export async function forgetProgress(db: Queryable, runIds: string[]): Promise<void> {
+  await db.query("DELETE FROM evaluation_progress WHERE run_id = ANY($1::uuid[])", [[...new Set(runIds)]]);
+}
+
+/** Sets a run's counters from its rows (a stopped run started again: its batches count from here). */
+export async function recountProgress(db: Queryable, scope: Scope, runId: string): Promise<void> {
+  const counts = await countRows(db, scope, runId);
+  if (!counts) return;
+  await db.query(
+    `INSERT INTO evaluation_progress (run_id, ${COLUMNS.join(", ")}) VALUES ($1, ${COLUMNS.map((_, i) => `$${i + 2}`).join(", ")})
+     ON CONFLICT (run_id) DO UPDATE SET ${COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")}`,
+    [runId, ...COLUMNS.map((c) => counts[c])],
+  );
+}
+
+/** How far a run has come: scenarios by status, and how many cells were invoked, reused or failed. */
+export async function evaluationProgress(db: Queryable, scope: Scope, runId: string) {
+  const [row] = await db.query<Counts & { status: string; counted: boolean }>(
+    `SELECT r.status, p.run_id IS NOT NULL AS counted, ${COLUMNS.map((c) => `p.${c}`).join(", ")}
+     FROM evaluation_runs r LEFT JOIN evaluation_progress p ON p.run_id = r.id
+     WHERE r.project_id = $1 AND r.id = $2`,
+    [scope.projectId, runId],
+  );
+  if (!row) return null;
+  const counts = row.counted ? row : (await countRows(db, scope, runId))!;
+  const done = counts.succeeded + counts.failed;
+  return {
+    run_id: runId, status: row.status, scenarios: counts.scenarios, done, succeeded: counts.succeeded, failed: counts.failed,
+    pending: counts.scenarios - done, cells: { invoked: counts.invoked, reused: counts.reused, failed: counts.failed_cells },
+  };
+}
+
+/** A run's counts from its rows: one pass over its scenarios and one over its results. */
+async function countRows(db: Queryable, scope: Scope, runId: string): Promise<Counts | null> {
+  const [row] = await db.query<Counts>(
+    `SELECT s.scenarios, s.succeeded, s.failed, x.invoked, x.reused, x.failed_cells
+     FROM evaluation_runs r,
+       LATERAL (SELECT count(*)::int AS scenarios, count(*) FILTER (WHERE status = 'success')::int AS succeeded,
+                  count(*) FILTER (WHERE status = 'failure')::int AS failed
+                FROM evaluation_scenarios WHERE run_id = r.id) s,
+       LATERAL (SELECT count(*) FILTER (WHERE hash_id IS NOT NULL AND NOT reused)::int AS invoked,
+                  count(*) FILTER (WHERE reused)::int AS reused, count(*) FILTER (WHERE status = 'failure')::int AS failed_cells
+                FROM (SELECT hash_id, status, coalesce((flags->>'is_reused')::boolean, false) AS reused
+                      FROM evaluation_results WHERE run_id = r.id) c) x
+     WHERE r.project_id = $1 AND r.id = $2`,
+    [scope.projectId, runId],
+  );
+  return row ?? null;
+}
