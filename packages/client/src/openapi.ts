@@ -14937,6 +14937,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
+                            /** @description With a testset, variant or revision reference: the revision's row count */
+                            testcase_count?: number;
                             testcases: {
                                 [key: string]: unknown;
                             }[];
@@ -15062,6 +15064,7 @@ export interface paths {
                             limit?: number | null;
                             newest?: string | null;
                             next?: string | null;
+                            offset?: number | null;
                             oldest?: string | null;
                             order?: ("ascending" | "descending") | null;
                             rate?: number | null;
@@ -15078,6 +15081,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
+                            /** @description With a testset, variant or revision reference: the revision's row count */
+                            testcase_count?: number;
                             testcases: {
                                 [key: string]: unknown;
                             }[];
