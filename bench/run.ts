@@ -8,6 +8,7 @@ import { csvPath } from "./csv-files.ts";
 import { baselineLoad, deployHotApplication, retrieveLoad, type Load } from "./hot-path.ts";
 import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
 import { failed, machine, median, printTable, writeReport, type Line } from "./report.ts";
+import { consoleLines } from "./console.ts";
 import { evaluationLines } from "./evaluations.ts";
 import { invokeLine } from "./invoke.ts";
 import { NOISY_NEIGHBOUR, noisyNeighbourLine } from "./noisy-neighbour.ts";
@@ -173,6 +174,7 @@ async function measure(fixtures: Map<number, Testset>) {
       });
       await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
+      await attempt("9. console in Chromium (PostgreSQL)", "< 1 s; < 500 ms", () => consoleLines(api, server, bigRows, fixtures.get(bigRows), quick ? 3 : 5));
     } finally {
       await server.stop();
     }
