@@ -49,6 +49,7 @@ describe("console: testset grid", () => {
     await page.getByRole("button", { name: "Add column" }).click();
     await page.getByLabel("Row 1001 notes").fill("added in the grid");
     await expect(page.getByText("4 changes").count()).resolves.toBe(1);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "testset-grid");
 
     await page.getByLabel("Commit message").fill("Grid edits");
