@@ -49,6 +49,10 @@ describe("console: testset grid", () => {
     await page.getByRole("button", { name: "Add column" }).click();
     await page.getByLabel("Row 1001 notes").fill("added in the grid");
     await expect(page.getByText("4 changes").count()).resolves.toBe(1);
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    await page.getByLabel("Go to row").fill("997");
+    await page.getByRole("button", { name: "Go", exact: true }).click();
+    await page.getByLabel("Row 997 question").waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, "testset-grid");
 

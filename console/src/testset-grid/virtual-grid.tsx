@@ -44,8 +44,12 @@ export function VirtualGrid(props: VirtualGridProps) {
   // Scroll position → pixel offset into the full list (1 when nothing is scaled).
   const ratio = height > area ? Math.max(fullHeight - area, 0) / (height - area) : 1;
   const offset = Math.min(scrollTop, Math.max(height - area, 0)) * ratio;
-  const first = Math.max(Math.floor(offset / ROW_HEIGHT) - OVERSCAN, 0);
-  const last = Math.min(Math.ceil((offset + area) / ROW_HEIGHT) + OVERSCAN, props.total - 1);
+  // A fixed number of rendered rows, keyed by index modulo that number: a row scrolled out at one end is
+  // the element reused for the row scrolled in at the other, so scrolling updates cells rather than
+  // building rows.
+  const pool = Math.ceil(area / ROW_HEIGHT) + 2 * OVERSCAN + 2;
+  const first = Math.max(Math.min(Math.floor(offset / ROW_HEIGHT) - OVERSCAN, props.total - pool), 0);
+  const last = Math.min(first + pool - 1, props.total - 1);
 
   useEffect(() => {
     if (props.total > 0) props.onRange(first, last);
@@ -80,14 +84,14 @@ export function VirtualGrid(props: VirtualGridProps) {
     const top = scrollTop + i * ROW_HEIGHT - offset;
     const marked = props.jump?.index === i;
     rows.push(
-      <div role="row" aria-rowindex={i + 2} class={`tg-row tg-${row.state}${marked ? " tg-marked" : ""}`} key={i}
+      <div role="row" aria-rowindex={i + 2} class={`tg-row tg-${row.state}${marked ? " tg-marked" : ""}`} key={i % pool}
         style={{ transform: `translateY(${top}px)`, gridTemplateColumns: template }}>
         <div role="rowheader" class="tg-num">{(i + 1).toLocaleString("en")}</div>
         {props.columns.map((column) => (
           <div role="gridcell" class="tg-cell" key={column}>
             {row.state === "loading" ? <span class="tg-placeholder" /> : (
               <input type="text" value={cellText(row.data?.[column])} aria-label={`Row ${i + 1} ${column}`}
-                disabled={row.state === "removed"} onChange={(e) => props.onEdit(i, column, e.currentTarget.value)} />
+                disabled={row.state === "removed"} onInput={(e) => props.onEdit(i, column, e.currentTarget.value)} />
             )}
           </div>
         ))}
