@@ -5,7 +5,7 @@
  * session before the page loads, as signing in leaves it), so every one loads the console's modules anew.
  * Without /usr/bin/chromium (or CHROMIUM_PATH) the lines say so and measure nothing.
  */
-import { existsSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import type { Api } from "./api.ts";
 import { promptConfig } from "./api.ts";
@@ -15,6 +15,16 @@ import { uploadTestset, type Testset } from "./testsets.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const APPLICATIONS = 1_000;
+
+/** An executable file at `path`. */
+function runnable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
 
 export const GRID_LINE = (rows: number) => `9. console: first grid rows of a ${rows.toLocaleString("en-US")}-row testset (PostgreSQL)`;
 export const REGISTRY_LINE = `9. console: registry with ${APPLICATIONS.toLocaleString("en-US")} applications (PostgreSQL)`;
@@ -74,7 +84,7 @@ const fmt = (ms: number) => `${Math.round(ms)} ms`;
 export async function consoleLines(api: Api, server: Child, rows: number, fixture: Testset | undefined, runs: number): Promise<Line[]> {
   const gridTarget = "< 1 s";
   const registryTarget = "< 500 ms";
-  if (!existsSync(CHROMIUM)) {
+  if (!runnable(CHROMIUM)) {
     const missing = (name: string, target: string): Line => ({
       name, figure: "not measured: chromium missing", baseline: "—", ratio: null, target, met: null, note: `no browser at ${CHROMIUM} (set CHROMIUM_PATH)`,
     });

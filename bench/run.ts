@@ -211,6 +211,7 @@ const path = only ? "(nothing: --only runs are not written)" : writeReport(lines
   "Peak RSS is the server process's VmHWM from /proc, reset (clear_refs 5) before each upload.",
   "Upload and download baselines use `pg-copy-streams` (pure JS, also what the server loads testsets with) for `COPY … FROM STDIN` / `COPY … TO STDOUT` on the local PostgreSQL.",
   "The PGlite lines do not include the download or the delta lines: those run on PostgreSQL, where the bench can read storage sizes directly.",
+  "Line 9 (the console) drives Chromium through playwright-core (`bench/console.ts`) against the PostgreSQL server: each navigation in a fresh browser context (cold cache, the key put in sessionStorage before the page loads), then once more in that context (the immutable modules cached); the target is checked on the cold figure. The browser shares the machine's cores with the server.",
   `Servers ran from ${SERVER_ROOT === ROOT ? "this working tree" : `\`${SERVER_ROOT}\` (\`--server-root\`)`}.`,
   `Total bench time: ${((performance.now() - began) / 60000).toFixed(1)} min.`,
   "Where the time goes on the lines with a target that is missed or met narrowly, from profiles (`npm run bench -- --profile` writes server CPU profiles to bench/profiles/) and per-request CPU:",
