@@ -8,6 +8,7 @@ import { csvPath } from "./csv-files.ts";
 import { baselineLoad, deployHotApplication, retrieveLoad, type Load } from "./hot-path.ts";
 import { ROOT, SERVER_ROOT, startChild, type Child } from "./processes.ts";
 import { failed, machine, median, printTable, writeReport, type Line } from "./report.ts";
+import { consoleLines } from "./console.ts";
 import { evaluationLines } from "./evaluations.ts";
 import { invokeLine } from "./invoke.ts";
 import { NOISY_NEIGHBOUR, noisyNeighbourLine } from "./noisy-neighbour.ts";
@@ -174,6 +175,7 @@ async function measure(fixtures: Map<number, Testset>) {
       });
       await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
+      await attempt("9. console in Chromium (PostgreSQL)", "< 1 s; < 500 ms", () => consoleLines(api, server, bigRows, fixtures.get(bigRows), quick ? 3 : 5));
     } finally {
       await server.stop();
     }
@@ -210,6 +212,7 @@ const path = only ? "(nothing: --only runs are not written)" : writeReport(lines
   "Peak RSS is the server process's VmHWM from /proc, reset (clear_refs 5) before each upload.",
   "Upload and download baselines use `pg-copy-streams` (pure JS, also what the server loads testsets with) for `COPY … FROM STDIN` / `COPY … TO STDOUT` on the local PostgreSQL.",
   "The PGlite lines do not include the download or the delta lines: those run on PostgreSQL, where the bench can read storage sizes directly.",
+  "Line 9 (the console) drives Chromium through playwright-core (`bench/console.ts`) against the PostgreSQL server: each navigation in a fresh browser context (cold cache, the key put in sessionStorage before the page loads), then once more in that context (the immutable modules cached); the target is checked on the cold figure. The browser shares the machine's cores with the server.",
   `Servers ran from ${SERVER_ROOT === ROOT ? "this working tree" : `\`${SERVER_ROOT}\` (\`--server-root\`)`}.`,
   `Total bench time: ${((performance.now() - began) / 60000).toFixed(1)} min.`,
   "Where the time goes on the lines with a target that is missed or met narrowly, from profiles (`npm run bench -- --profile` writes server CPU profiles to bench/profiles/) and per-request CPU:",

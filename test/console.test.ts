@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { consoleRoutes, loadConsoleBuild } from "../src/http/console.ts";
@@ -45,6 +46,10 @@ describe("web console", () => {
     const preact = await server.app.inject({ url: `/assets/${hash}/vendor/preact/preact.mjs`, headers: { "accept-encoding": "gzip" } });
     expect(preact.statusCode).toBe(200);
     expect(preact.headers["content-encoding"]).toBe("gzip");
+    expect(preact.headers.vary).toContain("accept-encoding");
+    const plain = await server.app.inject({ url: `/assets/${hash}/vendor/preact/preact.mjs`, headers: { "accept-encoding": "identity" } });
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(gunzipSync(preact.rawPayload).equals(plain.rawPayload)).toBe(true);
     const client = await server.app.inject({ url: `/assets/${hash}/vendor/client/index.js` });
     expect(client.statusCode).toBe(200);
     expect(client.body).not.toContain("node:");

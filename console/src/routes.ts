@@ -6,6 +6,7 @@ import { ArtifactPage } from "./pages/artifact.tsx";
 import { EnvironmentsPage } from "./pages/environments.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
 import type { Route } from "./router.ts";
+import { TestsetGridPage, TestsetLatestRowsPage } from "./pages/testset-grid.tsx";
 
 export const ROUTES: Route[] = [
   { pattern: "/", view: RegistryPage, section: "registry" },
@@ -14,6 +15,8 @@ export const ROUTES: Route[] = [
   { pattern: "/applications/:id", view: (p) => ArtifactPage({ ...p, kind: "applications" }), section: "registry" },
   { pattern: "/workflows/:id", view: (p) => ArtifactPage({ ...p, kind: "workflows" }), section: "registry" },
   { pattern: "/evaluators/:id", view: (p) => ArtifactPage({ ...p, kind: "evaluators" }), section: "registry" },
+  { pattern: "/testsets/:id/revisions/:revisionId/rows", view: TestsetGridPage, section: "registry" },
+  { pattern: "/testsets/:id/rows", view: TestsetLatestRowsPage, section: "registry" },
   { pattern: "/testsets/:id", view: (p) => ArtifactPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id", view: (p) => ArtifactPage({ ...p, kind: "environments" }), section: "environments" },
 ];

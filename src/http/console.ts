@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** Where `npm ci` (scripts/build-console.ts) puts the built console. */
@@ -24,6 +25,8 @@ const SERVER_PATHS = /^\/(api|services)(\/|\?|$)/;
 interface Asset {
   body: Buffer;
   type: string;
+  /** The body gzipped once at startup (text over 1 KB), so a cold page load does not compress each module again. */
+  gzip?: Buffer;
 }
 
 interface Build {
@@ -51,9 +54,10 @@ function readBuild(dist: string): Build {
   const { hash } = JSON.parse(readFileSync(join(dist, "build.json"), "utf8")) as { hash: string };
   const assets = new Map<string, Asset>();
   for (const file of walk(join(dist, "assets"))) {
-    assets.set(relative(join(dist, "assets"), file).split("\\").join("/"), {
-      body: readFileSync(file), type: TYPES[extname(file)] ?? "application/octet-stream",
-    });
+    const body = readFileSync(file);
+    const type = TYPES[extname(file)] ?? "application/octet-stream";
+    const gzip = body.length > 1024 && /^(text\/|application\/json)/.test(type) ? gzipSync(body, { level: 9 }) : undefined;
+    assets.set(relative(join(dist, "assets"), file).split("\\").join("/"), { body, type, gzip });
   }
   const html = readFileSync(join(dist, "index.html"));
   return { hash, html, etag: `"${createHash("sha256").update(html).digest("base64url").slice(0, 16)}"`, assets };
@@ -108,10 +112,10 @@ export async function consoleRoutes(app: FastifyInstance, options: { dist?: stri
     if (!asset) {
       return reply.status(404).header("cache-control", "no-store").send({ detail: `No console asset ${request.url.split("?")[0]}` });
     }
-    return reply
-      .header("cache-control", "public, max-age=31536000, immutable")
-      .header("x-content-type-options", "nosniff")
-      .type(asset.type)
-      .send(asset.body);
+    reply.header("cache-control", "public, max-age=31536000, immutable").header("x-content-type-options", "nosniff").type(asset.type);
+    if (!asset.gzip) return reply.send(asset.body);
+    reply.header("vary", "accept-encoding");
+    const accepted = String(request.headers["accept-encoding"] ?? "");
+    return /\bgzip\b/.test(accepted) ? reply.header("content-encoding", "gzip").send(asset.gzip) : reply.send(asset.body);
   });
 }

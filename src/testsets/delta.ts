@@ -23,28 +23,33 @@ export class ResolvedIds {
 const LOC = ["body", "testset_revision_commit", "delta"];
 
 /**
- * Applies column then row operations to the base revision. Row operations touch only the chunks that
- * hold the rows they name (and the last chunk for additions), so their cost follows the delta, not
- * the testset. Column operations change every row, so they rewrite every row, page by page.
+ * Applies row then column operations to the base revision, so the ids a delta's rows name are those of
+ * the base revision (what the client read), and column operations reach the added and replaced rows
+ * too. Row operations touch only the chunks that hold the rows they name (and the last chunk for
+ * additions), so their cost follows the delta, not the testset. Column operations change every row,
+ * so they rewrite every row, page by page.
  */
 export async function applyTestsetDelta(base: RevisionRow | null, delta: TestsetDelta, commit: CommitInput): Promise<ResolvedIds> {
   const { tx, scope, artifactId } = commit;
-  let stored = (base?.data as StoredIds | null) ?? null;
+  let stored = await applyRows((base?.data as StoredIds | null) ?? null, delta.rows, commit);
   const columns = delta.columns;
   if (columns && (columns.add?.length || columns.remove?.length || (columns.replace && Object.keys(columns.replace).length))) {
     const counts = new ColumnCounts();
     const ids = await storeTestcases(tx, scope, artifactId, editedColumns(tx, scope.projectId, stored, columns), counts);
     stored = { ...(await storeIds(tx, scope.projectId, ids)), columns: counts.toJSON() };
+  } else if (!stored?.lists) {
+    stored = { ...(await storeIds(tx, scope.projectId, await loadIds(tx, scope.projectId, stored))), columns: stored?.columns };
   }
+  return new ResolvedIds(stored);
+}
 
-  const rowOps = delta.rows;
+/** The row operations of a delta applied to `stored` (unchanged when there are none). */
+async function applyRows(stored: StoredIds | null, rowOps: TestsetDelta["rows"], commit: CommitInput): Promise<StoredIds | null> {
+  const { tx, scope, artifactId } = commit;
   const replace = rowOps?.replace ?? [];
   const remove = (rowOps?.remove ?? []).map((id) => id.toLowerCase());
   const add = await addedRows(tx, scope.projectId, artifactId, rowOps?.add ?? []);
-  if (!replace.length && !remove.length && !add.length) {
-    if (stored?.lists) return new ResolvedIds(stored);
-    return new ResolvedIds({ ...(await storeIds(tx, scope.projectId, await loadIds(tx, scope.projectId, stored))), columns: stored?.columns });
-  }
+  if (!replace.length && !remove.length && !add.length) return stored;
 
   const leaves = await loadLeaves(tx, scope.projectId, stored);
   const replaced = replace.map((r) => r.id.toLowerCase());
@@ -73,7 +78,7 @@ export async function applyTestsetDelta(base: RevisionRow | null, delta: Testset
     const gone = [...edited.met.keys()];
     for (const row of await loadTestcases(tx, scope.projectId, gone)) counts.add(row.data, -edited.met.get(row.id)!);
   }
-  return new ResolvedIds({ ...(await storeLeaves(tx, scope.projectId, edited.leaves)), ...(counts ? { columns: counts.toJSON() } : {}) });
+  return { ...(await storeLeaves(tx, scope.projectId, edited.leaves)), ...(counts ? { columns: counts.toJSON() } : {}) };
 }
 
 /**

@@ -152,7 +152,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const b = (req.body ?? {}) as Body;
     return queryTestcases(ctx.db, req.scope, {
       testcaseIds: b.testcase_ids, testsetId: b.testset_id, testsetRef: b.testset_ref, variantRef: b.testset_variant_ref, revisionRef: b.testset_revision_ref,
-      limit: b.windowing?.limit, next: b.windowing?.next,
+      limit: b.windowing?.limit, next: b.windowing?.next, offset: b.windowing?.offset,
     });
   });
 

@@ -1,6 +1,7 @@
 import { Type } from "typebox";
 import { ForbidExtras, FreeObject, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
+
 const Strict = { additionalProperties: false } as const;
 const Labels = Nullable(Type.Record(Type.String(), Type.Unknown()));
 
@@ -41,13 +42,23 @@ export const TestsetReadOptions = {
   include_testcase_ids: Nullable(Type.Boolean()),
 };
 
+/** The shared windowing plus `offset`: a row index to start a revision-ordered page at (for a grid that jumps). */
+const TestcasesWindowingSchema = Type.Object({
+  ...WindowingSchema.properties,
+  offset: Nullable(Type.Integer({
+    minimum: 0,
+    description: "With a testset, variant or revision reference: the row position (0 = first row) the page starts at, " +
+      "instead of `next`. Reads only the chunks covering the page. Past the last row the page is empty.",
+  })),
+}, Strict);
+
 export const TestcasesQuerySchema = Type.Object({
   testcase_ids: Nullable(Type.Array(Uuid)),
   testset_id: Nullable(Uuid),
   testset_ref: Nullable(Reference),
   testset_variant_ref: Nullable(Reference),
   testset_revision_ref: Nullable(Reference),
-  windowing: Nullable(WindowingSchema),
+  windowing: Nullable(TestcasesWindowingSchema),
 }, Strict);
 
 export const TestcasesListQuery = Type.Object({
@@ -67,4 +78,8 @@ export const DownloadQuery = Type.Object({
 });
 
 export const TestcaseResponse = Type.Object({ count: Type.Integer(), testcase: Type.Optional(FreeObject) }, { additionalProperties: true });
-export const TestcasesResponse = Type.Object({ count: Type.Integer(), testcases: Type.Array(FreeObject) }, { additionalProperties: true });
+export const TestcasesResponse = Type.Object({
+  count: Type.Integer(),
+  testcases: Type.Array(FreeObject),
+  testcase_count: Type.Optional(Type.Integer({ description: "With a testset, variant or revision reference: the revision's row count" })),
+}, { additionalProperties: true });

@@ -19,6 +19,8 @@ export interface TestcaseQuery {
   revisionRef?: Reference | null;
   limit?: number | null;
   next?: string | null;
+  /** With a revision reference: the row position to start at (instead of `next`). */
+  offset?: number | null;
 }
 
 /**
@@ -82,10 +84,16 @@ export async function queryTestcases(db: Queryable, scope: Scope, q: TestcaseQue
   let rows: TestcaseRow[];
   let more: boolean;
   let next: string | null = null;
+  let total: number | undefined;
+  if (q.offset != null && q.next) throw badRequest("windowing.offset and windowing.next cannot be used together.");
+  if (q.offset != null && !(q.revisionRef || q.variantRef || q.testsetRef)) {
+    throw badRequest("windowing.offset needs a testset_ref, testset_variant_ref or testset_revision_ref (rows are positioned in a revision).");
+  }
   if (q.revisionRef || q.variantRef || q.testsetRef) {
     const { revision } = await retrieveRevision(db, scope, testsets, { artifact: q.testsetRef, variant: q.variantRef, revision: q.revisionRef });
     const stored = revision.data as StoredIds | null;
-    const from = q.next ? await startPosition(db, scope.projectId, stored, q.next.toLowerCase()) : 0;
+    const from = q.offset ?? (q.next ? await startPosition(db, scope.projectId, stored, q.next.toLowerCase()) : 0);
+    total = stored?.count ?? 0;
     const page = await revisionPage(db, scope.projectId, stored, from, limit, wanted);
     rows = await loadTestcases(db, scope.projectId, page.ids);
     more = page.next !== null;
@@ -104,5 +112,6 @@ export async function queryTestcases(db: Queryable, scope: Scope, q: TestcaseQue
     count: rows.length,
     testcases: rows.map(testcaseRecord),
     windowing: more && next ? { next, limit } : null,
+    ...(total === undefined ? {} : { testcase_count: total }),
   };
 }

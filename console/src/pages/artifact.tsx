@@ -41,6 +41,7 @@ export function ArtifactPage({ params, kind }: ViewProps & { kind: ArtifactKind 
         <dt>Created</dt><dd><Time value={artifact.created_at} /></dd>
         {artifact.description && <><dt>Description</dt><dd>{artifact.description}</dd></>}
       </dl>
+      {kind === "testsets" && <p><Link href={`/testsets/${artifact.id}/rows`}>Rows of the latest revision</Link></p>}
       <h2>Variants</h2>
       {variants.length === 0 ? (
         <EmptyState title="No variants yet"><p>A variant is made by the first commit.</p></EmptyState>

@@ -16985,6 +16985,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
+                            /** @description With a testset, variant or revision reference: the revision's row count */
+                            testcase_count?: number;
                             testcases: {
                                 [key: string]: unknown;
                             }[];
@@ -17110,6 +17112,7 @@ export interface paths {
                             limit?: number | null;
                             newest?: string | null;
                             next?: string | null;
+                            offset?: number | null;
                             oldest?: string | null;
                             order?: ("ascending" | "descending") | null;
                             rate?: number | null;
@@ -17126,6 +17129,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
+                            /** @description With a testset, variant or revision reference: the revision's row count */
+                            testcase_count?: number;
                             testcases: {
                                 [key: string]: unknown;
                             }[];

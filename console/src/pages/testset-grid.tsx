@@ -1,0 +1,236 @@
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { api, messageOf, useApi } from "../api.ts";
+import { fetchArtifact } from "../artifacts.ts";
+import { ErrorBanner } from "../components/error-banner.tsx";
+import { IdChip } from "../components/id-chip.tsx";
+import { Link } from "../components/link.tsx";
+import { Loading } from "../components/loading.tsx";
+import { Time } from "../components/time.tsx";
+import { hrefOf, navigate, setQuery, type ViewProps } from "../router.ts";
+import { cellValue, columnsOf, delta, editCount, noEdits, type Edits } from "../testset-grid/edits.ts";
+import { RowPages } from "../testset-grid/row-pages.ts";
+import { FileTransfer } from "../testset-grid/file-transfer.tsx";
+import { VirtualGrid, type GridRow } from "../testset-grid/virtual-grid.tsx";
+
+interface Revision {
+  id: string;
+  version: string;
+  message?: string | null;
+  created_at?: string;
+  testset_id: string;
+  testset_variant_id: string;
+}
+
+export const gridHref = (testsetId: string, revisionId: string, row?: number) =>
+  hrefOf(`/testsets/${testsetId}/revisions/${revisionId}/rows`, { row });
+
+/** `/testsets/{id}/rows`: the grid of the testset's latest revision (the address is replaced by the revision's). */
+export function TestsetLatestRowsPage({ params }: ViewProps) {
+  const loaded = useApi((signal) => api<{ testset_revision: Revision }>("POST", "/testsets/revisions/retrieve", {
+    testset_ref: { id: params.id }, include_testcases: false, include_testcase_ids: false,
+  }, { signal }), [params.id]);
+  useEffect(() => {
+    if (loaded.data) navigate(gridHref(params.id, loaded.data.testset_revision.id), { replace: true });
+  }, [loaded.data]);
+  if (loaded.error) return <ErrorBanner message={loaded.error} onRetry={loaded.reload} />;
+  return <Loading />;
+}
+
+/** `/testsets/{id}/revisions/{revisionId}/rows?row=n`: a revision's rows, edited and committed as one delta. */
+export function TestsetGridPage({ params, query }: ViewProps) {
+  const revisionId = params.revisionId;
+  const loaded = useApi(async (signal) => {
+    const [testset, answer] = await Promise.all([
+      fetchArtifact("testsets", params.id, signal),
+      api<{ testset_revision: Revision }>("POST", "/testsets/revisions/retrieve", {
+        testset_revision_ref: { id: revisionId }, include_testcases: false, include_testcase_ids: false,
+      }, { signal }),
+    ]);
+    return { testset, revision: answer.testset_revision };
+  }, [params.id, revisionId]);
+  const [round, setRound] = useState(0);
+  const pages = useMemo(() => new RowPages(revisionId, () => setRound((r) => r + 1)), [revisionId]);
+  useEffect(() => () => pages.close(), [pages]);
+  const [edits, setEdits] = useState<Edits>(noEdits);
+  useEffect(() => setEdits(noEdits()), [revisionId]);
+  const wanted = Number(query.get("row"));
+  const [jump, setJump] = useState<{ index: number; round: number } | null>(null);
+  const [jumpText, setJumpText] = useState(query.get("row") ?? "");
+  const [newColumn, setNewColumn] = useState("");
+  const [message, setMessage] = useState("");
+  const [status, setStatus] = useState<{ error?: string; note?: string; busy?: boolean }>({});
+  const started = useRef(false);
+
+  // The first page, for the row count; then the row the URL names.
+  useEffect(() => {
+    started.current = false;
+    pages.want(0, 0);
+    if (wanted > 0) pages.want(wanted - 1, wanted - 1, false);
+  }, [pages]);
+  const base = pages.total;
+  const total = base === null ? 0 : base + edits.added.length;
+  useEffect(() => {
+    if (base === null || started.current) return;
+    started.current = true;
+    if (wanted > 0) setJump({ index: Math.min(wanted, total) - 1, round: 1 });
+  }, [base]);
+
+  const columns = useMemo(() => {
+    const stored = columnsOf(pages.loaded().flat().map((t) => t.data ?? {}));
+    return [...stored.filter((c) => !edits.removedColumns.has(c)), ...edits.addedColumns.filter((c) => !stored.includes(c))];
+  }, [round, edits]);
+
+  if (loaded.error) {
+    return (
+      <>
+        <p class="crumbs"><Link href={`/testsets/${params.id}`}>Testset</Link></p>
+        <ErrorBanner message={loaded.error} onRetry={loaded.reload} />
+      </>
+    );
+  }
+  if (!loaded.data) return <Loading />;
+  const { testset, revision } = loaded.data;
+
+  const rowAt = (index: number): GridRow => {
+    if (base === null) return { state: "loading" };
+    if (index >= base) return { data: edits.added[index - base], state: "added" };
+    const row = pages.row(index);
+    if (!row) return { state: "loading" };
+    if (edits.removed.has(row.id)) return { id: row.id, data: row.data, state: "removed" };
+    const edited = edits.replaced.get(row.id);
+    return edited ? { id: row.id, data: edited, state: "edited" } : { id: row.id, data: row.data, state: "stored" };
+  };
+  const onEdit = (index: number, column: string, text: string) => {
+    const row = rowAt(index);
+    const value = cellValue(text, row.data?.[column]);
+    setEdits((e) => {
+      if (row.state === "added") {
+        const added = e.added.slice();
+        added[index - base!] = { ...added[index - base!], [column]: value };
+        return { ...e, added };
+      }
+      if (!row.id) return e;
+      const replaced = new Map(e.replaced);
+      replaced.set(row.id, { ...(replaced.get(row.id) ?? row.data), [column]: value });
+      return { ...e, replaced };
+    });
+  };
+  const onRemove = (index: number) => {
+    const row = rowAt(index);
+    setEdits((e) => {
+      if (row.state === "added") return { ...e, added: e.added.filter((_, i) => i !== index - base!) };
+      if (!row.id) return e;
+      return { ...e, removed: new Set(e.removed).add(row.id) };
+    });
+  };
+  const onRestore = (index: number) => {
+    const row = rowAt(index);
+    setEdits((e) => {
+      const removed = new Set(e.removed);
+      removed.delete(row.id!);
+      return { ...e, removed };
+    });
+  };
+  const goTo = (event: Event) => {
+    event.preventDefault();
+    const n = Math.round(Number(jumpText));
+    if (!Number.isFinite(n) || n < 1 || n > total) {
+      setStatus({ error: `Row numbers run from 1 to ${total.toLocaleString("en")}.` });
+      return;
+    }
+    setStatus({});
+    setJump({ index: n - 1, round: (jump?.round ?? 0) + 1 });
+    setQuery({ row: String(n) });
+  };
+  const addRow = () => {
+    setEdits((e) => ({ ...e, added: [...e.added, {}] }));
+    setJump({ index: total, round: (jump?.round ?? 0) + 1 });
+  };
+  const addColumn = (event: Event) => {
+    event.preventDefault();
+    const name = newColumn.trim();
+    if (!name) return;
+    if (columns.includes(name)) {
+      setStatus({ error: `There is already a column named ${name}.` });
+      return;
+    }
+    setStatus({});
+    setEdits((e) => {
+      const removedColumns = new Set(e.removedColumns);
+      removedColumns.delete(name);
+      return { ...e, addedColumns: [...e.addedColumns, name], removedColumns };
+    });
+    setNewColumn("");
+  };
+  const removeColumn = (name: string) => setEdits((e) => e.addedColumns.includes(name)
+    ? { ...e, addedColumns: e.addedColumns.filter((c) => c !== name) }
+    : { ...e, removedColumns: new Set(e.removedColumns).add(name) });
+  const commit = async (event: Event) => {
+    event.preventDefault();
+    setStatus({ busy: true });
+    try {
+      const answer = await api<{ testset_revision: Revision }>("POST", "/testsets/revisions/commit", {
+        testset_revision_commit: {
+          testset_id: revision.testset_id, testset_revision_id: revision.id, message: message.trim() || null, delta: delta(edits),
+        },
+        include_testcases: false, include_testcase_ids: false,
+      });
+      setMessage("");
+      navigate(gridHref(params.id, answer.testset_revision.id));
+    } catch (error) {
+      setStatus({ error: messageOf(error) });
+    }
+  };
+  const changes = editCount(edits);
+
+  return (
+    <div class="tg-page">
+      <p class="crumbs">
+        <Link href="/registry?kind=testsets">Testsets</Link> / <Link href={`/testsets/${params.id}`}>{testset.slug}</Link> / rows
+      </p>
+      <h1>{testset.name || testset.slug} <span class="badge">v{revision.version}</span></h1>
+      <dl class="facts">
+        <dt>Revision</dt><dd><IdChip id={revision.id} label="revision id" /></dd>
+        <dt>Variant</dt><dd><IdChip id={revision.testset_variant_id} label="variant id" /></dd>
+        {revision.message && <><dt>Message</dt><dd>{revision.message}</dd></>}
+        {revision.created_at && <><dt>Committed</dt><dd><Time value={revision.created_at} /></dd></>}
+        <dt>Rows</dt><dd data-testid="row-count">{base === null ? "…" : base.toLocaleString("en")}</dd>
+      </dl>
+      <div class="controls tg-controls">
+        <form onSubmit={goTo} class="tg-inline">
+          <label for="tg-row">Go to row</label>
+          <input id="tg-row" type="text" inputMode="numeric" value={jumpText} onInput={(e) => setJumpText(e.currentTarget.value)} size={9} />
+          <button type="submit">Go</button>
+        </form>
+        <button type="button" onClick={addRow} disabled={base === null}>Add row</button>
+        <form onSubmit={addColumn} class="tg-inline">
+          <label for="tg-column">New column</label>
+          <input id="tg-column" type="text" value={newColumn} onInput={(e) => setNewColumn(e.currentTarget.value)} size={12} />
+          <button type="submit">Add column</button>
+        </form>
+      </div>
+      {columns.length > 0 && (
+        <p class="tg-columns">
+          Columns: {columns.map((c) => (
+            <span class="badge tg-column" key={c}>{c}
+              <button type="button" class="tg-x" onClick={() => removeColumn(c)} aria-label={`Remove column ${c}`}>×</button>
+            </span>
+          ))}
+        </p>
+      )}
+      {pages.error && <ErrorBanner message={pages.error} />}
+      {status.error && <ErrorBanner message={status.error} />}
+      <VirtualGrid total={total} columns={columns} rowAt={rowAt} jump={jump} label={`Rows of ${testset.slug} v${revision.version}`}
+        onRange={(first, last) => pages.want(first, Math.min(last, (base ?? 1) - 1))} onEdit={onEdit} onRemove={onRemove} onRestore={onRestore} />
+      <form class="tg-commit" onSubmit={commit}>
+        <span aria-live="polite">{changes === 0 ? "No changes" : `${changes} change${changes === 1 ? "" : "s"}`}</span>
+        <label for="tg-message">Commit message</label>
+        <input id="tg-message" type="text" value={message} onInput={(e) => setMessage(e.currentTarget.value)} placeholder="What changed" />
+        <button type="submit" class="button-primary" disabled={changes === 0 || status.busy}>Commit changes</button>
+        <button type="button" disabled={changes === 0 || status.busy} onClick={() => setEdits(noEdits())}>Discard</button>
+      </form>
+      <FileTransfer revisionId={revision.id} slug={testset.slug} version={revision.version}
+        onUploaded={(id) => navigate(gridHref(params.id, id))} />
+    </div>
+  );
+}

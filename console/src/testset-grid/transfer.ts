@@ -1,0 +1,72 @@
+/**
+ * Files in and out of a revision. Uploads go through XMLHttpRequest, whose upload progress events
+ * fetch does not offer; downloads are fetched with the key in the Authorization header (never in a
+ * URL) and saved from a Blob.
+ */
+import { detailMessage } from "../api.ts";
+import { apiKey } from "../session.ts";
+
+export type FileType = "csv" | "json" | "jsonl";
+
+/** The file type a name suggests (csv when it says nothing). */
+export function fileTypeOf(name: string): FileType {
+  const ext = name.toLowerCase().split(".").pop();
+  return ext === "json" || ext === "jsonl" ? ext : ext === "ndjson" ? "jsonl" : "csv";
+}
+
+/** Commits `file` as the next revision after `revisionId`; `progress(sent, total)` follows the upload. Answers the new revision. */
+export function uploadRevision(
+  revisionId: string, file: File, fileType: FileType, message: string, progress: (sent: number, total: number) => void,
+): Promise<{ id: string; version: string }> {
+  const form = new FormData();
+  form.append("file_type", fileType);
+  form.append("message", message || `Upload ${file.name}`);
+  form.append("include_testcases", "false");
+  form.append("file", file, file.name);
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `/api/testsets/revisions/${encodeURIComponent(revisionId)}/upload`);
+    xhr.setRequestHeader("authorization", `ApiKey ${apiKey() ?? ""}`);
+    xhr.setRequestHeader("accept", "application/json");
+    xhr.upload.onprogress = (event) => progress(event.loaded, event.lengthComputable ? event.total : file.size);
+    xhr.onerror = () => reject(new Error("The upload failed: the server cannot be reached."));
+    xhr.onload = () => {
+      let body: any;
+      try {
+        body = JSON.parse(xhr.responseText);
+      } catch {
+        body = undefined;
+      }
+      if (xhr.status >= 200 && xhr.status < 300 && body?.testset_revision) resolve(body.testset_revision);
+      else reject(new Error(body?.detail !== undefined ? detailMessage(body.detail) : `The server answered ${xhr.status}`));
+    };
+    xhr.send(form);
+  });
+}
+
+/** Downloads the revision as a file and hands it to the browser to save. */
+export async function downloadRevision(revisionId: string, fileType: FileType, fileName: string): Promise<void> {
+  const query = new URLSearchParams({ file_type: fileType, file_name: fileName });
+  const res = await fetch(`/api/testsets/revisions/${encodeURIComponent(revisionId)}/download?${query}`, {
+    method: "POST",
+    headers: { authorization: `ApiKey ${apiKey() ?? ""}` },
+  });
+  if (!res.ok) {
+    const text = await res.text();
+    let detail: unknown = text || res.statusText;
+    try {
+      detail = JSON.parse(text).detail ?? detail;
+    } catch {
+      // not JSON: the text itself
+    }
+    throw new Error(detailMessage(detail));
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
