@@ -101,7 +101,6 @@ describe("console: sign-in and registry", () => {
     const variant = variants.application_variants[0];
     await page.getByRole("row").filter({ hasText: variant.slug }).waitFor();
     await expect(page.locator("dl.facts").textContent()).resolves.toContain("geo-capitals");
-    await screenshot(page, "artifact");
     await page.goBack();
     await page.waitForURL(`${server.url}/registry?kind=applications`);
     await page.getByRole("heading", { name: "Registry" }).waitFor();
