@@ -111,7 +111,7 @@ describe("console: sign-in and registry", () => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Environments" }).click();
     await page.waitForURL(`${server.url}/environments`);
     await page.getByRole("heading", { name: "Environments" }).waitFor();
-    await page.getByRole("link", { name: /production/i }).click();
+    await page.getByRole("list").getByRole("link", { name: /production/i }).click();
     await page.waitForURL(/\/environments\/[0-9a-f-]{36}$/);
     await page.getByRole("heading", { name: /production/i }).waitFor();
     await expect(page.locator(".crumbs").textContent()).resolves.toMatch(/^Environments/);
