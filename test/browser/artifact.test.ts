@@ -67,6 +67,21 @@ describe("console: an artifact's timeline, diff and actions", () => {
     await expect(page.locator(".split-diff td.diff-added.diff-text").allTextContents()).resolves.toEqual(["Added: You are an expert in geography."]);
   });
 
+  it("reads at phone width in dark mode: the timeline and the diff stay within the screen", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, colorScheme: "dark", isMobile: true });
+    await page.goto(server.signInLink);
+    await page.getByRole("heading", { name: "Registry" }).waitFor();
+    await page.goto(`${server.url}/applications/${app.id}?revision=${second.id}`);
+    await page.getByRole("region", { name: "Version 2" }).waitFor();
+    await page.locator("table.timeline tbody tr").nth(2).waitFor();
+    const width = () => page.evaluate(() => document.documentElement.scrollWidth);
+    expect(await width()).toBeLessThanOrEqual(390);
+    await page.goto(`${server.url}/applications/${app.id}/diff?from=${app.revision_id}&to=${second.id}`);
+    await page.locator(".split-diff td.diff-added").first().waitFor();
+    expect(await width()).toBeLessThanOrEqual(390);
+    await screenshot(page, "diff-phone-dark");
+  });
+
   it("forks a variant from a revision, reverts, and shows the server's detail on a refused fork", async () => {
     const { page } = browser;
     await signIn(page, server, `/applications/${app.id}?variant=${app.variant_id}&revision=${app.revision_id}`);

@@ -39,6 +39,7 @@ describe("console: environments board", () => {
 
     await page.getByRole("button", { name: "Deploy capitals in staging" }).click();
     const deploy = page.getByRole("dialog", { name: "Deploy Capitals to staging" });
+    await deploy.getByText("Nothing of this application is live in staging yet.").waitFor(); // the revisions are in
     await expect(deploy.getByLabel("Revision").inputValue()).resolves.toBe(second.id); // the newest by default
     await deploy.getByText("Nothing of this application is live in staging yet.").waitFor();
     await deploy.getByRole("button", { name: "Deploy" }).click();
@@ -82,6 +83,7 @@ describe("console: environments board", () => {
     await page.getByRole("region", { name: "History of development" }).waitFor();
     await page.getByRole("button", { name: "Deploy summary in development" }).click();
     const dialog = page.getByRole("dialog", { name: "Deploy Summariser to development" });
+    await dialog.getByText("Nothing of this application is live in development yet.").waitFor();
     await dialog.getByRole("button", { name: "Deploy" }).click();
     await expect(dialog.getByRole("alert").textContent()).resolves.toMatch(/development is guarded/);
     await dialog.getByRole("button", { name: "Cancel" }).click();

@@ -15,6 +15,8 @@ export function ConfirmDialog(props: {
   children?: ComponentChildren;
   wide?: boolean;
   danger?: boolean;
+  /** False while what the action needs is still loading (the confirm button waits). */
+  ready?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
@@ -46,7 +48,7 @@ export function ConfirmDialog(props: {
         <ErrorBanner message={error} />
         <div class="confirm-actions">
           <button type="button" onClick={() => ref.current?.close()}>Cancel</button>
-          <button type="submit" class={props.danger ? "button-danger" : "button-primary"} disabled={busy}>{busy ? "Working…" : props.confirmLabel}</button>
+          <button type="submit" class={props.danger ? "button-danger" : "button-primary"} disabled={busy || props.ready === false}>{busy ? "Working…" : props.confirmLabel}</button>
         </div>
       </form>
     </dialog>

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { useApi } from "../api.ts";
 import type { Artifact } from "../artifacts.ts";
 import { ConfirmDialog } from "../components/confirm-dialog.tsx";
@@ -25,11 +25,10 @@ export function DeployDialog(props: {
   onClose: () => void; onDone: () => void;
 }) {
   const { application, environment, promote } = props;
-  const [revisionId, setRevisionId] = useState<string | null>(promote?.revision.application_revision.id ?? null);
+  const [picked, setRevisionId] = useState<string | null>(promote?.revision.application_revision.id ?? null);
   const revisions = useApi((signal) => (promote ? Promise.resolve([]) : applicationRevisions(application.id, signal)), [application.id, !!promote]);
-  useEffect(() => {
-    if (!promote && revisionId === null && revisions.data?.length) setRevisionId(revisions.data[0].id);
-  }, [revisions.data]);
+  // The newest revision until one is picked.
+  const revisionId = picked ?? revisions.data?.[0]?.id ?? null;
   const name = application.name || application.slug;
   const title = promote
     ? `Promote ${name} from ${promote.from.slug} to ${environment.slug}?`
@@ -38,7 +37,7 @@ export function DeployDialog(props: {
     ? `Promote ${application.slug} v${promote.revision.application_revision.version} from ${promote.from.slug} to ${environment.slug}`
     : undefined;
   return (
-    <ConfirmDialog title={title} confirmLabel={promote ? "Promote" : "Deploy"} wide onClose={props.onClose}
+    <ConfirmDialog title={title} confirmLabel={promote ? "Promote" : "Deploy"} wide onClose={props.onClose} ready={!!revisionId}
       onConfirm={async () => {
         if (!revisionId) throw new Error("Pick a revision to deploy");
         await deployRevision(revisionId, environment.id, message);
