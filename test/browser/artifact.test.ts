@@ -64,6 +64,7 @@ describe("console: an artifact's timeline, diff and actions", () => {
     await added.first().waitFor();
     await page.getByRole("link", { name: "Swap" }).click();
     await page.waitForURL(new RegExp(`from=${second.id}&to=${app.revision_id}`));
+    await page.getByText("From: v2 · capitals.default").waitFor();
     await expect(page.locator(".split-diff td.diff-added.diff-text").allTextContents()).resolves.toEqual(["Added: You are an expert in geography."]);
   });
 

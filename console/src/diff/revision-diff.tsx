@@ -48,7 +48,7 @@ export function RevisionDiff(props: { kind: ArtifactKind; from: string; to: stri
     return { before, after, server };
   }, [kind, from, to]);
   if (loaded.error) return <ErrorBanner message={loaded.error} onRetry={loaded.reload} />;
-  if (!loaded.data) return <Loading />;
+  if (!loaded.data || loaded.loading) return <Loading label="Comparing…" />; // never the previous pair's diff
   const { before, after, server } = loaded.data;
   const beforeTitle = props.beforeTitle ?? "From";
   const afterTitle = props.afterTitle ?? "To";
