@@ -3,6 +3,7 @@
  * it has a header tab, to sections.ts. Views receive `{params, query}` (router.ts).
  */
 import { ArtifactPage } from "./pages/artifact.tsx";
+import { ArtifactDiffPage } from "./pages/artifact-diff.tsx";
 import { EnvironmentsPage } from "./pages/environments.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
 import type { Route } from "./router.ts";
@@ -12,6 +13,11 @@ export const ROUTES: Route[] = [
   { pattern: "/", view: RegistryPage, section: "registry" },
   { pattern: "/registry", view: RegistryPage, section: "registry" },
   { pattern: "/environments", view: EnvironmentsPage, section: "environments" },
+  { pattern: "/applications/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "applications" }), section: "registry" },
+  { pattern: "/workflows/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "workflows" }), section: "registry" },
+  { pattern: "/evaluators/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "evaluators" }), section: "registry" },
+  { pattern: "/testsets/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "testsets" }), section: "registry" },
+  { pattern: "/environments/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "environments" }), section: "environments" },
   { pattern: "/applications/:id", view: (p) => ArtifactPage({ ...p, kind: "applications" }), section: "registry" },
   { pattern: "/workflows/:id", view: (p) => ArtifactPage({ ...p, kind: "workflows" }), section: "registry" },
   { pattern: "/evaluators/:id", view: (p) => ArtifactPage({ ...p, kind: "evaluators" }), section: "registry" },

@@ -101,7 +101,6 @@ describe("console: sign-in and registry", () => {
     const variant = variants.application_variants[0];
     await page.getByRole("row").filter({ hasText: variant.slug }).waitFor();
     await expect(page.locator("dl.facts").textContent()).resolves.toContain("geo-capitals");
-    await screenshot(page, "artifact");
     await page.goBack();
     await page.waitForURL(`${server.url}/registry?kind=applications`);
     await page.getByRole("heading", { name: "Registry" }).waitFor();
@@ -112,7 +111,7 @@ describe("console: sign-in and registry", () => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Environments" }).click();
     await page.waitForURL(`${server.url}/environments`);
     await page.getByRole("heading", { name: "Environments" }).waitFor();
-    await page.getByRole("link", { name: /production/i }).click();
+    await page.getByRole("list").getByRole("link", { name: /production/i }).click();
     await page.waitForURL(/\/environments\/[0-9a-f-]{36}$/);
     await page.getByRole("heading", { name: /production/i }).waitFor();
     await expect(page.locator(".crumbs").textContent()).resolves.toMatch(/^Environments/);

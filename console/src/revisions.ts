@@ -1,0 +1,67 @@
+/** Revisions of any kind through `/api/{kind}/revisions/…`: a variant's timeline, one revision, diff, revert, fork, deploy. */
+import { api, singular, type ArtifactKind } from "./api.ts";
+import type { Variant } from "./artifacts.ts";
+
+export interface Revision {
+  id: string;
+  slug: string;
+  version: string;
+  author: string | null;
+  date: string | null;
+  message: string | null;
+  parent_id?: string | null;
+  artifact_id: string;
+  artifact_slug: string;
+  variant_id: string;
+  variant_slug: string;
+  deleted_at: string | null;
+  data?: Record<string, any> | null;
+}
+
+/** One page of a variant's revisions, newest first; `next` starts the following page (null on the last). */
+export async function queryRevisions(
+  kind: ArtifactKind, variantId: string, options: { next?: string | null; limit?: number }, signal?: AbortSignal,
+): Promise<{ items: Revision[]; next: string | null }> {
+  const n = singular(kind);
+  const answer = await api<Record<string, any>>("POST", `/${kind}/revisions/query`, {
+    [`${n}_variant_refs`]: [{ id: variantId }], include_archived: true, windowing: { limit: options.limit ?? 20, next: options.next ?? null },
+  }, { signal });
+  const items: Revision[] = answer[`${n}_revisions`] ?? [];
+  // A full page may be the last one: the server still names where the next would start.
+  return { items, next: items.length < (options.limit ?? 20) ? null : answer.windowing?.next ?? null };
+}
+
+/** A revision with its data. */
+export async function fetchRevision(kind: ArtifactKind, id: string, signal?: AbortSignal): Promise<Revision> {
+  const answer = await api<Record<string, any>>("GET", `/${kind}/revisions/${encodeURIComponent(id)}`, undefined, { signal });
+  return answer[`${singular(kind)}_revision`];
+}
+
+/** The server's diff of two revisions (testsets: rows added, removed and changed). */
+export async function diffRevisions(kind: ArtifactKind, base: string, target: string, signal?: AbortSignal): Promise<Record<string, any>> {
+  const answer = await api<Record<string, any>>("POST", `/${kind}/revisions/diff`, { base: { id: base }, target: { id: target } }, { signal });
+  return answer.diff;
+}
+
+/** A new revision on the revision's variant whose data equals the revision's. */
+export async function revertTo(kind: ArtifactKind, revisionId: string, message?: string): Promise<Revision> {
+  const n = singular(kind);
+  const answer = await api<Record<string, any>>("POST", `/${kind}/revisions/revert`, { [`${n}_revision_ref`]: { id: revisionId }, message: message ?? null });
+  return answer[`${n}_revision`];
+}
+
+/** A new variant holding the lineage up to `revisionId`. */
+export async function forkFrom(kind: ArtifactKind, revisionId: string, variant: { slug: string; name?: string }): Promise<Variant> {
+  const n = singular(kind);
+  const answer = await api<Record<string, any>>("POST", "/variants/fork", { [`${n}_revision_ref`]: { id: revisionId }, [`${n}_variant`]: variant });
+  return answer[`${n}_variant`];
+}
+
+/** Archives or unarchives an artifact (`level` "artifact") or a variant. */
+export async function setArchived(kind: ArtifactKind, level: "artifact" | "variant", id: string, archived: boolean): Promise<void> {
+  const base = level === "artifact" ? `/${kind}` : `/${kind}/variants`;
+  await api("POST", `${base}/${encodeURIComponent(id)}/${archived ? "archive" : "unarchive"}`);
+}
+
+/** Short text for a revision: `v2 · cap.default`. */
+export const revisionLabel = (r: Pick<Revision, "version" | "variant_slug">) => `v${r.version} · ${r.variant_slug}`;
