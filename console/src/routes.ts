@@ -3,7 +3,9 @@
  * it has a header tab, to sections.ts. Views receive `{params, query}` (router.ts).
  */
 import { ArtifactPage } from "./pages/artifact.tsx";
+import { EditPage } from "./pages/edit.tsx";
 import { EnvironmentsPage } from "./pages/environments.tsx";
+import { PlaygroundPage } from "./pages/playground.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
 import type { Route } from "./router.ts";
 
@@ -11,6 +13,10 @@ export const ROUTES: Route[] = [
   { pattern: "/", view: RegistryPage, section: "registry" },
   { pattern: "/registry", view: RegistryPage, section: "registry" },
   { pattern: "/environments", view: EnvironmentsPage, section: "environments" },
+  { pattern: "/playground", view: PlaygroundPage, section: "playground" },
+  { pattern: "/applications/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "applications" }), section: "registry" },
+  { pattern: "/workflows/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "workflows" }), section: "registry" },
+  { pattern: "/evaluators/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "evaluators" }), section: "registry" },
   { pattern: "/applications/:id", view: (p) => ArtifactPage({ ...p, kind: "applications" }), section: "registry" },
   { pattern: "/workflows/:id", view: (p) => ArtifactPage({ ...p, kind: "workflows" }), section: "registry" },
   { pattern: "/evaluators/:id", view: (p) => ArtifactPage({ ...p, kind: "evaluators" }), section: "registry" },

@@ -8,6 +8,8 @@ import { Loading } from "../components/loading.tsx";
 import { Table } from "../components/table.tsx";
 import { Time } from "../components/time.tsx";
 import type { ViewProps } from "../router.ts";
+import { isWorkflowKind } from "../revisions.ts";
+import { editHref } from "./edit.tsx";
 
 /** `/{kind}/{id}`: an artifact's name, slug, description and variants. */
 export function ArtifactPage({ params, kind }: ViewProps & { kind: ArtifactKind }) {
@@ -48,6 +50,7 @@ export function ArtifactPage({ params, kind }: ViewProps & { kind: ArtifactKind 
         <Table<Variant> caption={`Variants of ${artifact.slug}`} rowKey={(v) => v.id} rows={variants} columns={[
           { title: "Variant", cell: (v) => <>{v.name || v.slug}{v.deleted_at && <span class="badge">archived</span>}</> },
           { title: "Slug", cell: (v) => <code>{v.slug}</code> },
+          ...(isWorkflowKind(kind) ? [{ title: "Edit", cell: (v: Variant) => <Link href={editHref(kind, artifact.id, v.id)} aria-label={`Edit ${v.slug}`}>Edit</Link> }] : []),
           { title: "Created", cell: (v) => <Time value={v.created_at} />, wide: true },
           { title: "ID", cell: (v) => <IdChip id={v.id} label="variant id" />, wide: true },
         ]} />
