@@ -80,7 +80,7 @@ export function PlaygroundPage({ query }: ViewProps) {
       )}
       <ErrorBanner message={versions.error ?? target.error} onRetry={() => { versions.reload(); target.reload(); }} />
       {target.loading && (revision || env) && <Loading />}
-      {target.data && <Runner key={target.data.id} revision={target.data}
+      {!target.loading && target.data && target.data.artifact_id === app && <Runner key={target.data.id} revision={target.data}
         target={revision ? { revisionId: revision } : { applicationId: app, environment: env }} />}
     </>
   );

@@ -9,7 +9,8 @@ interface Testcase {
 }
 
 const preview = (data: Record<string, unknown> | null) => {
-  const text = Object.entries(data ?? {}).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
+  // The server's own bookkeeping (testcase_dedup_id) is no input.
+  const text = Object.entries(data ?? {}).filter(([k]) => !k.startsWith("testcase_")).map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
   return text.length > 90 ? `${text.slice(0, 89)}…` : text;
 };
 
