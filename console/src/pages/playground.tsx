@@ -38,8 +38,9 @@ export function PlaygroundPage({ query }: ViewProps) {
 
   // Without a choice yet, the newest revision of the application.
   useEffect(() => {
-    if (app && !revision && !env && versions.data?.revisions.length) setQuery({ revision: versions.data.revisions[0].id });
-  }, [app, revision, env, versions.data]);
+    const newest = versions.loading ? undefined : versions.data?.revisions[0];
+    if (app && !revision && !env && newest?.artifact_id === app) setQuery({ revision: newest.id });
+  }, [app, revision, env, versions.data, versions.loading]);
 
   const variantSlug = (id: string) => versions.data?.variants.find((v) => v.id === id)?.slug ?? "variant";
   const choice = revision ? `revision:${revision}` : env ? `env:${env}` : "";
