@@ -4,7 +4,9 @@
  */
 import { ArtifactPage } from "./pages/artifact.tsx";
 import { ArtifactDiffPage } from "./pages/artifact-diff.tsx";
+import { EditPage } from "./pages/edit.tsx";
 import { EnvironmentsPage } from "./pages/environments.tsx";
+import { PlaygroundPage } from "./pages/playground.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
 import type { Route } from "./router.ts";
 import { TestsetGridPage, TestsetLatestRowsPage } from "./pages/testset-grid.tsx";
@@ -18,6 +20,10 @@ export const ROUTES: Route[] = [
   { pattern: "/evaluators/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "evaluators" }), section: "registry" },
   { pattern: "/testsets/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "environments" }), section: "environments" },
+  { pattern: "/playground", view: PlaygroundPage, section: "playground" },
+  { pattern: "/applications/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "applications" }), section: "registry" },
+  { pattern: "/workflows/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "workflows" }), section: "registry" },
+  { pattern: "/evaluators/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "evaluators" }), section: "registry" },
   { pattern: "/applications/:id", view: (p) => ArtifactPage({ ...p, kind: "applications" }), section: "registry" },
   { pattern: "/workflows/:id", view: (p) => ArtifactPage({ ...p, kind: "workflows" }), section: "registry" },
   { pattern: "/evaluators/:id", view: (p) => ArtifactPage({ ...p, kind: "evaluators" }), section: "registry" },

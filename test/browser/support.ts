@@ -30,11 +30,12 @@ export interface ConsoleServer {
   close(): Promise<void>;
 }
 
-export async function startConsoleServer(): Promise<ConsoleServer> {
+/** `env`: settings added to the server's environment (a provider's base URL and key …). */
+export async function startConsoleServer(env: Record<string, string> = {}): Promise<ConsoleServer> {
   const target: ProcessTarget = await processTarget();
   let server: ServerProcess;
   try {
-    server = await startServerProcess(target.env);
+    server = await startServerProcess({ ...target.env, ...env });
   } catch (error) {
     await target.dispose();
     throw error;

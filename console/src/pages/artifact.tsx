@@ -9,10 +9,11 @@ import { Link } from "../components/link.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Table } from "../components/table.tsx";
 import { Time } from "../components/time.tsx";
-import { fetchRevision, type Revision } from "../revisions.ts";
+import { fetchRevision, isWorkflowKind, type Revision } from "../revisions.ts";
 import { hrefOf, navigate, type ViewProps } from "../router.ts";
 import { ArchiveButton, ForkButton, RevertButton } from "./artifact-actions.tsx";
 import { Timeline } from "./artifact-timeline.tsx";
+import { editHref } from "./edit.tsx";
 
 /**
  * `/{kind}/{id}?variant=…&revision=…`: an artifact's facts and variants, the selected variant's timeline
@@ -78,6 +79,7 @@ export function ArtifactPage({ params, query, kind }: ViewProps & { kind: Artifa
             ),
           },
           { title: "Slug", cell: (v) => <code>{v.slug}</code> },
+          ...(isWorkflowKind(kind) ? [{ title: "Edit", cell: (v: Variant) => <Link href={editHref(kind, artifact.id, v.id)} aria-label={`Edit ${v.slug}`}>Edit</Link> }] : []),
           { title: "Created", cell: (v) => <Time value={v.created_at} />, wide: true },
           { title: "ID", cell: (v) => <IdChip id={v.id} label="variant id" />, wide: true },
           { title: "", cell: (v) => <ArchiveButton kind={kind} level="variant" id={v.id} name={v.slug} archived={!!v.deleted_at} onDone={reload} /> },
