@@ -89,7 +89,9 @@ describe("console: evaluations", () => {
     await expect(peru.getByRole("button", { name: /Copy trace id [0-9a-f]{32}/ }).count()).resolves.toBe(1);
     await expect(rows.filter({ hasText: "France" }).locator(".ev-pass").count()).resolves.toBe(2);
     await expect(page.getByRole("button", { name: "Stop" }).count()).resolves.toBe(0);
+    await page.setViewportSize({ width: 1280, height: 1250 }); // the metrics and the scenarios in one picture
     await screenshot(page, "evaluation-run");
+    await page.setViewportSize({ width: 1280, height: 800 });
     // Closing freezes the run; it can be reopened.
     await page.getByRole("button", { name: "Close" }).click();
     await page.locator("h1 .badge", { hasText: "closed" }).waitFor();

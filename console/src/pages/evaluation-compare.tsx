@@ -31,6 +31,7 @@ export function EvaluationComparePage({ query }: ViewProps) {
   const ids = (query.get("runs") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   const key = ids.join(",");
   const loaded = useApi(async (signal) => {
+    if (ids.length < 2) return null;
     const comparison = await compareRuns(ids, LIMIT, signal);
     const testcaseIds = comparison.scenarios.changed.map((c) => c.testcase_id);
     const inputs = testcaseIds.length
