@@ -6,6 +6,9 @@ import { ArtifactPage } from "./pages/artifact.tsx";
 import { ArtifactDiffPage } from "./pages/artifact-diff.tsx";
 import { EditPage } from "./pages/edit.tsx";
 import { EnvironmentsPage } from "./pages/environments.tsx";
+import { EvaluationComparePage } from "./pages/evaluation-compare.tsx";
+import { EvaluationRunPage } from "./pages/evaluation-run.tsx";
+import { EvaluationsPage } from "./pages/evaluations.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
 import type { Route } from "./router.ts";
@@ -31,4 +34,7 @@ export const ROUTES: Route[] = [
   { pattern: "/testsets/:id/rows", view: TestsetLatestRowsPage, section: "registry" },
   { pattern: "/testsets/:id", view: (p) => ArtifactPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id", view: (p) => ArtifactPage({ ...p, kind: "environments" }), section: "environments" },
+  { pattern: "/evaluations", view: EvaluationsPage, section: "evaluations" },
+  { pattern: "/evaluations/compare", view: EvaluationComparePage, section: "evaluations" },
+  { pattern: "/evaluations/:id", view: EvaluationRunPage, section: "evaluations" },
 ];

@@ -3,4 +3,5 @@ export const SECTIONS: { id: string; title: string; href: string }[] = [
   { id: "registry", title: "Registry", href: "/registry" },
   { id: "environments", title: "Environments", href: "/environments" },
   { id: "playground", title: "Playground", href: "/playground" },
+  { id: "evaluations", title: "Evaluations", href: "/evaluations" },
 ];

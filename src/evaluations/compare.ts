@@ -121,6 +121,8 @@ async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], s
     if (!perRun) steps.set(artifact, (perRun = runIds.map(() => undefined)));
     perRun[runIds.indexOf(r.run_id)] = { status: r.status, outputs: r.outputs };
   }
+  const maps = runIds.map((id) => new Set(stepArtifact.get(id)?.values() ?? []));
+  const common = new Set([...maps[0]].filter((artifact) => maps.every((m) => m.has(artifact))));
   let matched = 0;
   let unmatched = 0;
   const changed = [];
@@ -131,7 +133,8 @@ async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], s
       continue;
     }
     matched++;
-    const differing = [...steps].filter(([, perRun]) => new Set(perRun.map((o) => (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-"))).size > 1);
+    // A step that only some runs have is not a change of result.
+    const differing = [...steps].filter(([artifact]) => common.has(artifact)).filter(([, perRun]) => new Set(perRun.map((o) => (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-"))).size > 1);
     if (differing.length && changed.length < limit) {
       changed.push({ testcase_id: testcaseId, steps: differing.map(([artifact, perRun]) => ({ artifact, results: perRun })) });
     }

@@ -146,6 +146,16 @@ describe("the mock workflow agenta:custom:mock:v0", () => {
     // The application's outputs reached the evaluator, not a sibling evaluator's verdict.
     expect(await traceOf(reflectStep)).toEqual([{ score: 1, success: true }, { score: 1, success: true }]);
     expect(await traceOf(scoreStep)).toEqual([{ score: 0.25, success: false }, { score: 0.25, success: false }]);
+    // Several traces in one call (what the console's run page reads), unknown ids left out, in the order asked.
+    const traceIds = results.map((r: any) => r.trace_id);
+    const batch = await p.ok("POST", "/traces/query", { trace_ids: [...traceIds, "f".repeat(32)] });
+    expect(batch.count).toBe(6);
+    expect(batch.traces.map((t: any) => t.trace_id)).toEqual(traceIds);
+    expect(batch.traces.filter((t: any) => t.outputs?.score === 0.25)).toHaveLength(2);
+    const bad = await p.call("POST", "/traces/query", { trace_ids: ["not-a-trace"] });
+    expect(bad.statusCode).toBe(422);
+    expect(JSON.stringify(bad.json().detail)).toContain("trace_ids");
+    expect((await p.call("POST", "/traces/query", { trace_ids: [] })).statusCode).toBe(422);
 
     const runWide = { metrics: { run_id: done.id, scenario_ids: false } };
     const metrics = (await p.ok("POST", "/evaluations/metrics/query", runWide)).metrics[0];

@@ -184,6 +184,18 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     const evaluatorStep = peru.steps.find((s: any) => s.artifact === `evaluator:${judge.id}`);
     expect(evaluatorStep.results.map((r: any) => r.outputs.success)).toEqual([false, true]);
     expect((await p.call("POST", "/evaluations/runs/compare", { run_ids: [before] })).statusCode).toBe(422);
+    // An evaluator only one run has changes no testcase: the others have no result of it to differ from.
+    const extra = (await p.ok("POST", "/simple/evaluators/", {
+      evaluator: { slug: "compare-extra", data: { uri: "agenta:custom:mock:v0", parameters: { key: "pass" } } },
+    })).evaluator;
+    const withExtra = (await finished((await p.ok("POST", "/simple/evaluations/", {
+      evaluation: {
+        data: { testset_steps: [ts.revision_id], application_steps: [fixed.application_revision.id], evaluator_steps: [judge.revision_id, extra.revision_id] },
+      },
+    })).evaluation.id)).id;
+    const same = (await p.ok("POST", "/evaluations/runs/compare", { run_ids: [after, withExtra] })).comparison;
+    expect(same.scenarios).toMatchObject({ matched: 3, unmatched: 0, changed_count: 0 });
+    expect(same.metrics.find((m: any) => m.step.artifact === `evaluator:${extra.id}`)?.values).toEqual([null, 1]);
   });
 
   it("runs evaluators on the testcases alone when there is no application", async () => {

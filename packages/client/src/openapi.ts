@@ -19909,6 +19909,87 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/traces/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fetch the records of several invocations by trace id (Tessera)
+         * @description At most 200 ids; ids this project does not hold are left out of the answer.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        trace_ids: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            traces: ({
+                                created_at: unknown;
+                                inputs: unknown;
+                                latency_ms: number;
+                                outputs: unknown;
+                                references?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                span_id: string;
+                                spans: unknown[];
+                                status: {
+                                    code: number;
+                                    message?: string;
+                                    type?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                                usage: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/variants/fork": {
         parameters: {
             query?: never;

@@ -1,0 +1,101 @@
+import { useEffect, useState } from "preact/hooks";
+import { messageOf } from "../api.ts";
+import { EmptyState } from "../components/empty-state.tsx";
+import { ErrorBanner } from "../components/error-banner.tsx";
+import { IdChip } from "../components/id-chip.tsx";
+import { Loading } from "../components/loading.tsx";
+import { StatusBadge } from "../components/run-progress.tsx";
+import { Table, type Column } from "../components/table.tsx";
+import { brief, pinned, queryScenarioRows, stepsOf, type Result, type Run, type ScenarioRow } from "../evaluations.ts";
+
+const PAGE = 20;
+
+/** An evaluator's verdict: its score and success, or its error. */
+function Verdict(props: { result: Result | undefined; row: ScenarioRow }) {
+  const r = props.result;
+  if (!r) return <span class="muted">—</span>;
+  if (r.error || r.status === "failure") return <span class="ev-failed" title={r.error?.type}>error: {brief(r.error?.message ?? r.status, 80)}</span>;
+  const outputs = r.trace_id ? props.row.traces.get(r.trace_id)?.outputs : undefined;
+  if (outputs && typeof outputs === "object" && !Array.isArray(outputs)) {
+    const o = outputs as Record<string, unknown>;
+    if ("score" in o || "success" in o) {
+      return (
+        <span class="ev-verdict">
+          {"score" in o && <span>score {brief(o.score, 20)}</span>}
+          {"success" in o && <span class={o.success === true ? "ev-pass" : "ev-failed"}>{o.success === true ? "pass" : "fail"}</span>}
+        </span>
+      );
+    }
+  }
+  return outputs === undefined ? <span class="muted">{r.status}</span> : <code>{brief(outputs, 60)}</code>;
+}
+
+/** A run's scenarios, a page at a time: testcase inputs, the application's output, each evaluator's verdict, the trace. */
+export function ScenarioTable(props: { run: Run; refresh: string }) {
+  const { run } = props;
+  const [rows, setRows] = useState<ScenarioRow[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState<string | null>(null);
+  const [round, setRound] = useState(0);
+
+  const load = async (from: string | null, signal?: AbortSignal) => {
+    setLoading(true);
+    setError(null);
+    try {
+      const page = await queryScenarioRows(run.id, from, PAGE, signal);
+      if (signal?.aborted) return;
+      setRows((before) => (from ? [...before, ...page.rows] : page.rows));
+      setNext(page.next);
+    } catch (e) {
+      if (!signal?.aborted) setError(messageOf(e));
+    } finally {
+      if (!signal?.aborted) setLoading(false);
+    }
+  };
+  useEffect(() => {
+    const controller = new AbortController();
+    void load(null, controller.signal);
+    return () => controller.abort();
+  }, [run.id, props.refresh, round]);
+
+  const apps = stepsOf(run, "invocation");
+  const judges = stepsOf(run, "annotation");
+  const main = apps[0];
+  const columns: Column<ScenarioRow>[] = [
+    { title: "Status", cell: (r) => <StatusBadge status={r.scenario.status} /> },
+    { title: "Inputs", cell: (r) => (r.inputs ? <code class="ev-cell">{brief(r.inputs, 160)}</code> : <span class="muted">—</span>) },
+    ...apps.map((step): Column<ScenarioRow> => ({
+      title: apps.length > 1 ? `Output of ${pinned(step)}` : "Output",
+      cell: (r) => {
+        const result = r.results[step.key];
+        if (result?.error || result?.status === "failure") return <span class="ev-failed">error: {brief(result.error?.message ?? "failed", 80)}</span>;
+        const trace = result?.trace_id ? r.traces.get(result.trace_id) : undefined;
+        return trace ? <code class="ev-cell">{brief(trace.outputs, 160)}</code> : <span class="muted">{result?.status ?? "—"}</span>;
+      },
+    })),
+    ...judges.map((step): Column<ScenarioRow> => ({ title: pinned(step), cell: (r) => <Verdict result={r.results[step.key]} row={r} /> })),
+    {
+      title: "Trace",
+      wide: true,
+      cell: (r) => {
+        const id = (main ? r.results[main.key] : Object.values(r.results).find((x) => x.trace_id))?.trace_id;
+        return id ? <IdChip id={id} label="trace id" /> : <span class="muted">—</span>;
+      },
+    },
+  ];
+
+  if (error && rows.length === 0) return <ErrorBanner message={error} onRetry={() => setRound((r) => r + 1)} />;
+  if (loading && rows.length === 0) return <Loading />;
+  if (rows.length === 0) return <EmptyState title="No scenarios"><p>This run has no testcases to run.</p></EmptyState>;
+  return (
+    <>
+      <Table caption={`Scenarios of ${run.name ?? run.id}`} columns={columns} rows={rows} rowKey={(r) => r.scenario.id} />
+      <ErrorBanner message={error} onRetry={() => void load(next)} />
+      <div class="list-footer">
+        <span class="muted">{rows.length} shown</span>
+        {next && <button type="button" onClick={() => void load(next)} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
+      </div>
+    </>
+  );
+}
