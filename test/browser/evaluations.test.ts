@@ -82,8 +82,10 @@ describe("console: evaluations", () => {
     // Scenarios: inputs, the application's output, each evaluator's verdict and the trace.
     const rows = page.getByRole("table", { name: /Scenarios of/ }).locator("tbody tr");
     await expect(rows.count()).resolves.toBe(3);
+    // The end of a run reloads its scenarios: wait for that reload rather than read the rows the run had while live.
+    await expect.poll(() => rows.filter({ hasText: "pending" }).count(), { timeout: 10_000 }).toBe(0);
     const peru = rows.filter({ hasText: "Peru" });
-    await expect(peru.textContent()).resolves.toContain("Cusco");
+    await peru.filter({ hasText: "Cusco" }).waitFor();
     await expect(peru.locator(".ev-failed", { hasText: "fail" }).count()).resolves.toBe(1); // exact match
     await expect(peru.locator(".ev-pass", { hasText: "pass" }).count()).resolves.toBe(1); // slow-pass
     await expect(peru.getByRole("button", { name: /Copy trace id [0-9a-f]{32}/ }).count()).resolves.toBe(1);
