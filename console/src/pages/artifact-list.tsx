@@ -1,5 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
-import { messageOf, type ArtifactKind } from "../api.ts";
+import type { ArtifactKind } from "../api.ts";
 import { KIND_TITLES, queryArtifacts, type Artifact } from "../artifacts.ts";
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
@@ -8,39 +7,14 @@ import { Link } from "../components/link.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Table, type Column } from "../components/table.tsx";
 import { Time } from "../components/time.tsx";
+import { usePagedList } from "../paged-list.ts";
 
 const PAGE = 50;
 
 /** A kind's artifacts, a page at a time ("Load more"), each linking to its page `/{kind}/{id}`. */
 export function ArtifactList(props: { kind: ArtifactKind; search: string; archived: boolean }) {
   const { kind, search, archived } = props;
-  const [items, setItems] = useState<Artifact[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
-  const [round, setRound] = useState(0);
-
-  const load = async (from: string | null, signal?: AbortSignal) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await queryArtifacts(kind, { search, archived, next: from, limit: PAGE }, signal);
-      if (signal?.aborted) return;
-      setItems((before) => (from ? [...before, ...page.items] : page.items));
-      setNext(page.next);
-    } catch (e) {
-      if (!signal?.aborted) setError(messageOf(e));
-    } finally {
-      if (!signal?.aborted) setLoading(false);
-    }
-  };
-  useEffect(() => {
-    const controller = new AbortController();
-    setItems([]);
-    setNext(null);
-    void load(null, controller.signal);
-    return () => controller.abort();
-  }, [kind, search, archived, round]);
+  const { items, next, loading, error, more, reload } = usePagedList((from, signal) => queryArtifacts(kind, { search, archived, next: from, limit: PAGE }, signal), [kind, search, archived]);
 
   const titles = KIND_TITLES[kind];
   const columns: Column<Artifact>[] = [
@@ -58,7 +32,7 @@ export function ArtifactList(props: { kind: ArtifactKind; search: string; archiv
     { title: "ID", cell: (a) => <IdChip id={a.id} label={`${titles.one.toLowerCase()} id`} />, wide: true },
   ];
 
-  if (error && items.length === 0) return <ErrorBanner message={error} onRetry={() => setRound((r) => r + 1)} />;
+  if (error && items.length === 0) return <ErrorBanner message={error} onRetry={reload} />;
   if (loading && items.length === 0) return <Loading />;
   if (items.length === 0) {
     return search ? (
@@ -74,10 +48,10 @@ export function ArtifactList(props: { kind: ArtifactKind; search: string; archiv
   return (
     <>
       <Table caption={titles.many} columns={columns} rows={items} rowKey={(a) => a.id} />
-      <ErrorBanner message={error} onRetry={() => void load(next)} />
+      <ErrorBanner message={error} onRetry={more} />
       <div class="list-footer">
         <span class="muted">{items.length} shown</span>
-        {next && <button type="button" onClick={() => void load(next)} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
+        {next && <button type="button" onClick={more} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
       </div>
     </>
   );

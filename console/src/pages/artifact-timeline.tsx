@@ -1,10 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
-import { messageOf, type ArtifactKind } from "../api.ts";
+import type { ArtifactKind } from "../api.ts";
 import { Author } from "../components/author.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { Link } from "../components/link.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Time } from "../components/time.tsx";
+import { usePagedList } from "../paged-list.ts";
 import { queryRevisions, type Revision } from "../revisions.ts";
 import { hrefOf, navigate } from "../router.ts";
 
@@ -16,33 +17,9 @@ const PAGE = 20;
  */
 export function Timeline(props: { kind: ArtifactKind; artifactId: string; variantId: string; selected: string | null; round: number }) {
   const { kind, artifactId, variantId } = props;
-  const [items, setItems] = useState<Revision[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
   const [picked, setPicked] = useState<string[]>([]);
-
-  const load = async (from: string | null, signal?: AbortSignal) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await queryRevisions(kind, variantId, { next: from, limit: PAGE }, signal);
-      if (signal?.aborted) return;
-      setItems((before) => (from ? [...before, ...page.items] : page.items));
-      setNext(page.next);
-    } catch (e) {
-      if (!signal?.aborted) setError(messageOf(e));
-    } finally {
-      if (!signal?.aborted) setLoading(false);
-    }
-  };
-  useEffect(() => {
-    const controller = new AbortController();
-    setItems([]);
-    setPicked([]);
-    void load(null, controller.signal);
-    return () => controller.abort();
-  }, [kind, variantId, props.round]);
+  const { items, next, loading, error, more, reload } = usePagedList((from, signal) => queryRevisions(kind, variantId, { next: from, limit: PAGE }, signal), [kind, variantId, props.round]);
+  useEffect(() => setPicked([]), [kind, variantId, props.round]);
 
   const toggle = (id: string, on: boolean) => setPicked((p) => (on ? [...p.filter((x) => x !== id), id].slice(-2) : p.filter((x) => x !== id)));
   const compare = () => {
@@ -51,7 +28,7 @@ export function Timeline(props: { kind: ArtifactKind; artifactId: string; varian
   };
   const here = (query: Record<string, string>) => hrefOf(`/${kind}/${artifactId}`, { variant: variantId, ...query });
 
-  if (error && items.length === 0) return <ErrorBanner message={error} onRetry={() => void load(null)} />;
+  if (error && items.length === 0) return <ErrorBanner message={error} onRetry={reload} />;
   if (loading && items.length === 0) return <Loading label="Loading revisions…" />;
   return (
     <>
@@ -86,10 +63,10 @@ export function Timeline(props: { kind: ArtifactKind; artifactId: string; varian
           </tbody>
         </table>
       </div>
-      <ErrorBanner message={error} onRetry={() => void load(next)} />
+      <ErrorBanner message={error} onRetry={more} />
       <div class="list-footer">
         <span class="muted">{items.length} shown</span>
-        {next && <button type="button" onClick={() => void load(next)} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
+        {next && <button type="button" onClick={more} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
       </div>
     </>
   );

@@ -1,5 +1,3 @@
-import { useEffect, useState } from "preact/hooks";
-import { messageOf } from "../api.ts";
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { Link } from "../components/link.tsx";
@@ -8,6 +6,7 @@ import { ProgressSummary, StatusBadge, useProgress } from "../components/run-pro
 import { Table, type Column } from "../components/table.tsx";
 import { Time } from "../components/time.tsx";
 import { pinned, queryRuns, STATUSES, stepsOf, type Run } from "../evaluations.ts";
+import { usePagedList } from "../paged-list.ts";
 import { setQuery, type ViewProps } from "../router.ts";
 import { NewEvaluation } from "./evaluation-new.tsx";
 
@@ -39,33 +38,7 @@ export function EvaluationsPage({ query }: ViewProps) {
 }
 
 function RunList(props: { status: string }) {
-  const [items, setItems] = useState<Run[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
-  const [round, setRound] = useState(0);
-
-  const load = async (from: string | null, signal?: AbortSignal) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await queryRuns({ status: props.status || undefined, next: from, limit: PAGE }, signal);
-      if (signal?.aborted) return;
-      setItems((before) => (from ? [...before, ...page.items] : page.items));
-      setNext(page.next);
-    } catch (e) {
-      if (!signal?.aborted) setError(messageOf(e));
-    } finally {
-      if (!signal?.aborted) setLoading(false);
-    }
-  };
-  useEffect(() => {
-    const controller = new AbortController();
-    setItems([]);
-    setNext(null);
-    void load(null, controller.signal);
-    return () => controller.abort();
-  }, [props.status, round]);
+  const { items, next, loading, error, more, reload } = usePagedList((from, signal) => queryRuns({ status: props.status || undefined, next: from, limit: PAGE }, signal), [props.status]);
 
   const steps = (run: Run, type: "input" | "invocation" | "annotation") => {
     const list = stepsOf(run, type);
@@ -88,7 +61,7 @@ function RunList(props: { status: string }) {
     { title: "Created", cell: (r) => <Time value={r.created_at} />, wide: true },
   ];
 
-  if (error && items.length === 0) return <ErrorBanner message={error} onRetry={() => setRound((r) => r + 1)} />;
+  if (error && items.length === 0) return <ErrorBanner message={error} onRetry={reload} />;
   if (loading && items.length === 0) return <Loading />;
   if (items.length === 0) {
     return props.status ? (
@@ -102,10 +75,10 @@ function RunList(props: { status: string }) {
   return (
     <>
       <Table caption="Evaluation runs" columns={columns} rows={items} rowKey={(r) => r.id} />
-      <ErrorBanner message={error} onRetry={() => void load(next)} />
+      <ErrorBanner message={error} onRetry={more} />
       <div class="list-footer">
         <span class="muted">{items.length} shown</span>
-        {next && <button type="button" onClick={() => void load(next)} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
+        {next && <button type="button" onClick={more} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
       </div>
     </>
   );
