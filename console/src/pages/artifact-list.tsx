@@ -4,6 +4,7 @@ import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { IdChip } from "../components/id-chip.tsx";
 import { Link } from "../components/link.tsx";
+import { ListFooter } from "../components/list-footer.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Table, type Column } from "../components/table.tsx";
 import { Time } from "../components/time.tsx";
@@ -14,7 +15,8 @@ const PAGE = 50;
 /** A kind's artifacts, a page at a time ("Load more"), each linking to its page `/{kind}/{id}`. */
 export function ArtifactList(props: { kind: ArtifactKind; search: string; archived: boolean }) {
   const { kind, search, archived } = props;
-  const { items, next, loading, error, more, reload } = usePagedList((from, signal) => queryArtifacts(kind, { search, archived, next: from, limit: PAGE }, signal), [kind, search, archived]);
+  const list = usePagedList((from, signal) => queryArtifacts(kind, { search, archived, next: from, limit: PAGE }, signal), [kind, search, archived]);
+  const { items, loading, error, reload } = list;
 
   const titles = KIND_TITLES[kind];
   const columns: Column<Artifact>[] = [
@@ -48,11 +50,7 @@ export function ArtifactList(props: { kind: ArtifactKind; search: string; archiv
   return (
     <>
       <Table caption={titles.many} columns={columns} rows={items} rowKey={(a) => a.id} />
-      <ErrorBanner message={error} onRetry={more} />
-      <div class="list-footer">
-        <span class="muted">{items.length} shown</span>
-        {next && <button type="button" onClick={more} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
-      </div>
+      <ListFooter list={list} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import type { ArtifactKind } from "../api.ts";
 import { Author } from "../components/author.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { Link } from "../components/link.tsx";
+import { ListFooter } from "../components/list-footer.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Time } from "../components/time.tsx";
 import { usePagedList } from "../paged-list.ts";
@@ -18,7 +19,8 @@ const PAGE = 20;
 export function Timeline(props: { kind: ArtifactKind; artifactId: string; variantId: string; selected: string | null; round: number }) {
   const { kind, artifactId, variantId } = props;
   const [picked, setPicked] = useState<string[]>([]);
-  const { items, next, loading, error, more, reload } = usePagedList((from, signal) => queryRevisions(kind, variantId, { next: from, limit: PAGE }, signal), [kind, variantId, props.round]);
+  const list = usePagedList((from, signal) => queryRevisions(kind, variantId, { next: from, limit: PAGE }, signal), [kind, variantId, props.round]);
+  const { items, loading, error, reload } = list;
   useEffect(() => setPicked([]), [kind, variantId, props.round]);
 
   const toggle = (id: string, on: boolean) => setPicked((p) => (on ? [...p.filter((x) => x !== id), id].slice(-2) : p.filter((x) => x !== id)));
@@ -63,11 +65,7 @@ export function Timeline(props: { kind: ArtifactKind; artifactId: string; varian
           </tbody>
         </table>
       </div>
-      <ErrorBanner message={error} onRetry={more} />
-      <div class="list-footer">
-        <span class="muted">{items.length} shown</span>
-        {next && <button type="button" onClick={more} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
-      </div>
+      <ListFooter list={list} />
     </>
   );
 }

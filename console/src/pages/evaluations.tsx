@@ -1,6 +1,7 @@
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { Link } from "../components/link.tsx";
+import { ListFooter } from "../components/list-footer.tsx";
 import { Loading } from "../components/loading.tsx";
 import { ProgressSummary, StatusBadge, useProgress } from "../components/run-progress.tsx";
 import { Table, type Column } from "../components/table.tsx";
@@ -38,7 +39,8 @@ export function EvaluationsPage({ query }: ViewProps) {
 }
 
 function RunList(props: { status: string }) {
-  const { items, next, loading, error, more, reload } = usePagedList((from, signal) => queryRuns({ status: props.status || undefined, next: from, limit: PAGE }, signal), [props.status]);
+  const runs = usePagedList((from, signal) => queryRuns({ status: props.status || undefined, next: from, limit: PAGE }, signal), [props.status]);
+  const { items, loading, error, reload } = runs;
 
   const steps = (run: Run, type: "input" | "invocation" | "annotation") => {
     const list = stepsOf(run, type);
@@ -75,11 +77,7 @@ function RunList(props: { status: string }) {
   return (
     <>
       <Table caption="Evaluation runs" columns={columns} rows={items} rowKey={(r) => r.id} />
-      <ErrorBanner message={error} onRetry={more} />
-      <div class="list-footer">
-        <span class="muted">{items.length} shown</span>
-        {next && <button type="button" onClick={more} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
-      </div>
+      <ListFooter list={runs} />
     </>
   );
 }
