@@ -1,22 +1,23 @@
 /**
- * `npm ci` (prepare, after the client build) builds the web console into console/dist without a bundler:
- * every console/src/**\/*.ts(x) file is transpiled by TypeScript on its own into an ES module, Preact's ESM
- * files and the compiled @tessera/client are copied beside them, and index.html maps the bare imports
- * (`preact`, `preact/hooks`, `preact/jsx-runtime`, `@tessera/client`) with an import map. Everything but
- * index.html lives under `/assets/<hash>/`, the hash of the built files, so it can be cached forever.
+ * `npm ci` (prepare, after the client build) builds the web console into console/dist: esbuild (its
+ * WebAssembly build, so nothing native is installed) bundles console/src/main.tsx with Preact and
+ * @tessera/client (from its TypeScript source, through console/tsconfig.json's paths) into one minified ES
+ * module, and console/src/styles.css into one stylesheet, each with a source map. Everything but index.html
+ * lives under `/assets/<hash>/`, the hash of the built files, so it can be cached forever.
  * Skipped when dist is newer than every input.
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { build } from "esbuild-wasm";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 const consoleDir = join(root, "console");
 const src = join(consoleDir, "src");
 const dist = join(consoleDir, "dist");
-const require = createRequire(import.meta.url);
+const assets = join(dist, "assets");
+const clientSrc = join(root, "packages/client/src");
 
 /** Files under `dir`, recursively, as absolute paths. */
 function walk(dir: string): string[] {
@@ -24,20 +25,11 @@ function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-const preactDir = dirname(require.resolve("preact/package.json"));
-const clientDist = join(root, "packages/client/dist");
-/** Bare import → file under vendor/ (and where it comes from). */
-const VENDOR: { specifier: string; from: string; to: string }[] = [
-  { specifier: "preact", from: join(preactDir, "dist/preact.mjs"), to: "vendor/preact/preact.mjs" },
-  { specifier: "preact/hooks", from: join(preactDir, "hooks/dist/hooks.mjs"), to: "vendor/preact/hooks.mjs" },
-  { specifier: "preact/jsx-runtime", from: join(preactDir, "jsx-runtime/dist/jsxRuntime.mjs"), to: "vendor/preact/jsx-runtime.mjs" },
-  { specifier: "@tessera/client", from: join(clientDist, "index.js"), to: "vendor/client/index.js" },
-];
-
 function inputs(): string[] {
   return [
-    ...walk(src), join(consoleDir, "index.html"), join(consoleDir, "package.json"), fileURLToPath(import.meta.url),
-    ...VENDOR.map((v) => v.from), ...walk(clientDist).filter((f) => f.endsWith(".js")),
+    ...walk(src), ...walk(clientSrc),
+    ...["index.html", "package.json", "tsconfig.json"].map((name) => join(consoleDir, name)),
+    join(root, "package-lock.json"), fileURLToPath(import.meta.url),
   ];
 }
 
@@ -49,36 +41,31 @@ function stale(): boolean {
 }
 
 /** Builds console/dist; returns the asset hash. */
-export function buildConsole(): string {
-  const ts = require("typescript") as typeof import("typescript");
-  const files = new Map<string, Buffer>(); // path under assets/ → content
-  for (const file of walk(src)) {
-    const path = relative(src, file);
-    if (/\.tsx?$/.test(file)) {
-      if (file.endsWith(".d.ts")) continue;
-      const out = ts.transpileModule(readFileSync(file, "utf8"), {
-        fileName: file,
-        compilerOptions: {
-          target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, jsx: ts.JsxEmit.ReactJSX, jsxImportSource: "preact",
-          rewriteRelativeImportExtensions: true, verbatimModuleSyntax: true, sourceMap: false,
-        },
-      });
-      files.set(`app/${path.replace(/\.tsx?$/, ".js")}`, Buffer.from(out.outputText));
-    } else {
-      files.set(`app/${path}`, readFileSync(file));
-    }
-  }
-  for (const v of VENDOR) files.set(v.to, readFileSync(v.from));
-  for (const file of walk(clientDist).filter((f) => f.endsWith(".js") && !f.endsWith("node-snapshot.js"))) files.set(`vendor/client/${relative(clientDist, file)}`, readFileSync(file));
+export async function buildConsole(): Promise<string> {
+  const result = await build({
+    entryPoints: { app: join(src, "main.tsx"), styles: join(src, "styles.css") },
+    outdir: assets, // what the source maps' paths are relative to: nothing is written here (write: false)
+    write: false,
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    platform: "browser",
+    minify: true,
+    sourcemap: "linked",
+    legalComments: "linked",
+    tsconfig: join(consoleDir, "tsconfig.json"),
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    charset: "utf8",
+    logLevel: "silent",
+  });
+  for (const warning of result.warnings) process.stderr.write(`console build warning: ${warning.text}\n`);
+  const files = new Map(result.outputFiles.map((file) => [relative(assets, file.path), file.contents]));
 
   const hash = createHash("sha256");
   for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(path).update("\0").update(content);
   const id = hash.digest("hex").slice(0, 12);
-  const base = `/assets/${id}/`;
-  const importMap = { imports: Object.fromEntries(VENDOR.map((v) => [v.specifier, base + v.to])) };
-  const html = readFileSync(join(consoleDir, "index.html"), "utf8")
-    .replaceAll("%BASE%", base)
-    .replace("%IMPORTMAP%", JSON.stringify(importMap, null, 2));
+  const html = readFileSync(join(consoleDir, "index.html"), "utf8").replaceAll("%BASE%", `/assets/${id}/`);
 
   // Written beside dist, then swapped in: a server starting meanwhile never reads half a build.
   const next = `${dist}.${process.pid}`;
@@ -95,7 +82,6 @@ export function buildConsole(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url) && existsSync(src) && (process.argv.includes("--force") || stale())) {
-  if (!existsSync(clientDist)) throw new Error("packages/client/dist is missing: run `node scripts/build-client.ts` first");
-  const id = buildConsole();
+  const id = await buildConsole();
   process.stdout.write(`console built into console/dist (assets /assets/${id}/)\n`);
 }

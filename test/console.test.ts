@@ -21,14 +21,13 @@ describe("web console", () => {
   });
   afterAll(async () => server?.close());
 
-  it("answers index.html at / with an import map of versioned assets, revalidated each time", async () => {
+  it("answers index.html at / naming the bundle and stylesheet of this build, revalidated each time", async () => {
     const res = await server.app.inject({ url: "/", headers: HTML });
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(res.headers["cache-control"]).toBe("no-cache");
-    expect(res.body).toContain('<script type="importmap">');
-    expect(res.body).toContain(`/assets/${hash}/app/main.js`);
-    expect(res.body).toContain(`"preact": "/assets/${hash}/vendor/preact/preact.mjs"`);
+    expect(res.body).toContain(`<script type="module" src="/assets/${hash}/app.js"></script>`);
+    expect(res.body).toContain(`<link rel="stylesheet" href="/assets/${hash}/styles.css">`);
     const again = await server.app.inject({ url: "/", headers: { ...HTML, "if-none-match": res.headers.etag as string } });
     expect(again.statusCode).toBe(304);
     // curl's */* gets the page at / too
@@ -36,27 +35,28 @@ describe("web console", () => {
   });
 
   it("serves assets under the build hash, immutable, typed, compressed when asked", async () => {
-    const main = await server.app.inject({ url: `/assets/${hash}/app/main.js` });
-    expect(main.statusCode).toBe(200);
-    expect(main.headers["content-type"]).toBe("text/javascript; charset=utf-8");
-    expect(main.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
-    expect(main.body).toContain('from "./app.js"');
-    const css = await server.app.inject({ url: `/assets/${hash}/app/styles.css` });
-    expect(css.headers["content-type"]).toBe("text/css; charset=utf-8");
-    const preact = await server.app.inject({ url: `/assets/${hash}/vendor/preact/preact.mjs`, headers: { "accept-encoding": "gzip" } });
-    expect(preact.statusCode).toBe(200);
-    expect(preact.headers["content-encoding"]).toBe("gzip");
-    expect(preact.headers.vary).toContain("accept-encoding");
-    const plain = await server.app.inject({ url: `/assets/${hash}/vendor/preact/preact.mjs`, headers: { "accept-encoding": "identity" } });
+    const app = await server.app.inject({ url: `/assets/${hash}/app.js`, headers: { "accept-encoding": "gzip" } });
+    expect(app.statusCode).toBe(200);
+    expect(app.headers["content-type"]).toBe("text/javascript; charset=utf-8");
+    expect(app.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(app.headers["content-encoding"]).toBe("gzip");
+    expect(app.headers.vary).toContain("accept-encoding");
+    const plain = await server.app.inject({ url: `/assets/${hash}/app.js`, headers: { "accept-encoding": "identity" } });
     expect(plain.headers["content-encoding"]).toBeUndefined();
-    expect(gunzipSync(preact.rawPayload).equals(plain.rawPayload)).toBe(true);
-    const client = await server.app.inject({ url: `/assets/${hash}/vendor/client/index.js` });
-    expect(client.statusCode).toBe(200);
-    expect(client.body).not.toContain("node:");
+    expect(gunzipSync(app.rawPayload).equals(plain.rawPayload)).toBe(true);
+    // one module: Preact and the client are inside it, nothing is left to resolve in the browser
+    expect(plain.body).not.toMatch(/\bfrom\s*["'](preact|@tessera\/client|\.\/)/);
+    expect(plain.body).not.toContain("node:");
+    expect(plain.body).toMatch(/\/\/# sourceMappingURL=app\.js\.map\s*$/);
+    const map = await server.app.inject({ url: `/assets/${hash}/app.js.map` });
+    expect(map.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(map.json().sources).toContain("../../src/main.tsx"); // relative: no path of the machine that built it
+    const css = await server.app.inject({ url: `/assets/${hash}/styles.css` });
+    expect(css.headers["content-type"]).toBe("text/css; charset=utf-8");
   });
 
   it("answers 404 for an unknown asset or another build's hash, never cached", async () => {
-    for (const url of [`/assets/${hash}/app/nothing.js`, `/assets/0000deadbeef/app/main.js`]) {
+    for (const url of [`/assets/${hash}/nothing.js`, `/assets/0000deadbeef/app.js`]) {
       const res = await server.app.inject({ url });
       expect(res.statusCode, url).toBe(404);
       expect(res.headers["cache-control"], url).toBe("no-store");

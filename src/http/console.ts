@@ -14,6 +14,7 @@ const TYPES: Record<string, string> = {
   ".css": "text/css; charset=utf-8",
   ".html": "text/html; charset=utf-8",
   ".json": "application/json; charset=utf-8",
+  ".map": "application/json; charset=utf-8",
   ".svg": "image/svg+xml",
   ".png": "image/png",
   ".woff2": "font/woff2",
@@ -25,7 +26,10 @@ const SERVER_PATHS = /^\/(api|services)(\/|\?|$)/;
 interface Asset {
   body: Buffer;
   type: string;
-  /** The body gzipped once at startup (text over 1 KB), so a cold page load does not compress each module again. */
+  /**
+   * The body gzipped once at startup (text over 1 KB, but not source maps, which only developer tools fetch), so
+   * a cold page load does not compress it again.
+   */
   gzip?: Buffer;
 }
 
@@ -56,7 +60,8 @@ function readBuild(dist: string): Build {
   for (const file of walk(join(dist, "assets"))) {
     const body = readFileSync(file);
     const type = TYPES[extname(file)] ?? "application/octet-stream";
-    const gzip = body.length > 1024 && /^(text\/|application\/json)/.test(type) ? gzipSync(body, { level: 9 }) : undefined;
+    const compressible = body.length > 1024 && /^(text\/|application\/json)/.test(type) && !file.endsWith(".map");
+    const gzip = compressible ? gzipSync(body, { level: 9 }) : undefined;
     assets.set(relative(join(dist, "assets"), file).split("\\").join("/"), { body, type, gzip });
   }
   const html = readFileSync(join(dist, "index.html"));
