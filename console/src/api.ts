@@ -4,7 +4,7 @@
  * is the server's `detail`, readable (`messageOf`). A 401 signs the tab out. `useApi` runs a call for a view.
  */
 import { TesseraError, TesseraNetworkError } from "@tessera/client";
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useLayoutEffect, useState } from "preact/hooks";
 import { apiKey, signOut } from "./session.ts";
 
 export { TesseraError };
@@ -90,12 +90,13 @@ export interface Loaded<T> {
 
 /**
  * Runs `load` when the component mounts and whenever one of `deps` changes (an older answer that arrives
- * late is dropped; a pending call is aborted). `load` receives an AbortSignal to pass to `api`.
+ * late is dropped; a pending call is aborted). `load` receives an AbortSignal to pass to `api`. The call starts
+ * in a layout effect, right after the render, rather than after the next frame is painted.
  */
 export function useApi<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data: T | undefined; error: string | null; loading: boolean }>({ data: undefined, error: null, loading: true });
   const [round, setRound] = useState(0);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true, error: null }));
     load(controller.signal).then(

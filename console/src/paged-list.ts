@@ -1,5 +1,5 @@
 /** A list read a page at a time, the state every "Load more" list of the console shares. */
-import { useEffect, useState } from "preact/hooks";
+import { useLayoutEffect, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
 
 export interface Page<T> {
@@ -11,8 +11,15 @@ export interface Page<T> {
 /**
  * Reads the first page whenever `deps` change (answers for earlier deps are dropped), the following one on
  * `more()`; `reload()` starts again from the first. `error` is the server's message for the last read.
+ * The first read starts right after the render (a layout effect), not after the next paint. With
+ * `keepWhileReloading` (a live list polled by changing a dep), the rows shown stay until the new first page
+ * replaces them.
  */
-export function usePagedList<T>(fetchPage: (from: string | null, signal?: AbortSignal) => Promise<Page<T>>, deps: unknown[]) {
+export function usePagedList<T>(
+  fetchPage: (from: string | null, signal?: AbortSignal) => Promise<Page<T>>,
+  deps: unknown[],
+  options: { keepWhileReloading?: boolean } = {},
+) {
   const [items, setItems] = useState<T[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [loading, setLoading] = useState(true);
@@ -33,10 +40,12 @@ export function usePagedList<T>(fetchPage: (from: string | null, signal?: AbortS
       if (!signal?.aborted) setLoading(false);
     }
   };
-  useEffect(() => {
+  useLayoutEffect(() => {
     const controller = new AbortController();
-    setItems([]);
-    setNext(null);
+    if (!options.keepWhileReloading) {
+      setItems([]);
+      setNext(null);
+    }
     void load(null, controller.signal);
     return () => controller.abort();
   }, [...deps, round]);

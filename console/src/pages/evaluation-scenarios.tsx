@@ -1,12 +1,12 @@
-import { useEffect, useState } from "preact/hooks";
-import { messageOf } from "../api.ts";
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { IdChip } from "../components/id-chip.tsx";
+import { ListFooter } from "../components/list-footer.tsx";
 import { Loading } from "../components/loading.tsx";
 import { StatusBadge } from "../components/run-progress.tsx";
 import { Table, type Column } from "../components/table.tsx";
 import { brief, pinned, queryScenarioRows, stepsOf, type Result, type Run, type ScenarioRow } from "../evaluations.ts";
+import { usePagedList } from "../paged-list.ts";
 
 const PAGE = 20;
 
@@ -33,31 +33,11 @@ function Verdict(props: { result: Result | undefined; row: ScenarioRow }) {
 /** A run's scenarios, a page at a time: testcase inputs, the application's output, each evaluator's verdict, the trace. */
 export function ScenarioTable(props: { run: Run; refresh: string }) {
   const { run } = props;
-  const [rows, setRows] = useState<ScenarioRow[]>([]);
-  const [next, setNext] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<string | null>(null);
-  const [round, setRound] = useState(0);
-
-  const load = async (from: string | null, signal?: AbortSignal) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const page = await queryScenarioRows(run.id, from, PAGE, signal);
-      if (signal?.aborted) return;
-      setRows((before) => (from ? [...before, ...page.rows] : page.rows));
-      setNext(page.next);
-    } catch (e) {
-      if (!signal?.aborted) setError(messageOf(e));
-    } finally {
-      if (!signal?.aborted) setLoading(false);
-    }
-  };
-  useEffect(() => {
-    const controller = new AbortController();
-    void load(null, controller.signal);
-    return () => controller.abort();
-  }, [run.id, props.refresh, round]);
+  const list = usePagedList(async (from, signal) => {
+    const page = await queryScenarioRows(run.id, from, PAGE, signal);
+    return { items: page.rows, next: page.next };
+  }, [run.id, props.refresh], { keepWhileReloading: true });
+  const { items: rows, loading, error, reload } = list;
 
   const apps = stepsOf(run, "invocation");
   const judges = stepsOf(run, "annotation");
@@ -85,17 +65,13 @@ export function ScenarioTable(props: { run: Run; refresh: string }) {
     },
   ];
 
-  if (error && rows.length === 0) return <ErrorBanner message={error} onRetry={() => setRound((r) => r + 1)} />;
+  if (error && rows.length === 0) return <ErrorBanner message={error} onRetry={reload} />;
   if (loading && rows.length === 0) return <Loading />;
   if (rows.length === 0) return <EmptyState title="No scenarios"><p>This run has no testcases to run.</p></EmptyState>;
   return (
     <>
       <Table caption={`Scenarios of ${run.name ?? run.id}`} columns={columns} rows={rows} rowKey={(r) => r.scenario.id} />
-      <ErrorBanner message={error} onRetry={() => void load(next)} />
-      <div class="list-footer">
-        <span class="muted">{rows.length} shown</span>
-        {next && <button type="button" onClick={() => void load(next)} disabled={loading}>{loading ? "Loading…" : "Load more"}</button>}
-      </div>
+      <ListFooter list={list} />
     </>
   );
 }

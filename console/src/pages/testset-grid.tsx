@@ -10,7 +10,7 @@ import { hrefOf, navigate, setQuery, type ViewProps } from "../router.ts";
 import { cellValue, columnsOf, delta, editCount, noEdits, type Edits } from "../testset-grid/edits.ts";
 import { RowPages } from "../testset-grid/row-pages.ts";
 import { FileTransfer } from "../testset-grid/file-transfer.tsx";
-import { VirtualGrid, type GridRow } from "../testset-grid/virtual-grid.tsx";
+import { formatCount, VirtualGrid, type GridRow } from "../testset-grid/virtual-grid.tsx";
 
 interface Revision {
   id: string;
@@ -135,7 +135,7 @@ export function TestsetGridPage({ params, query }: ViewProps) {
     event.preventDefault();
     const n = Math.round(Number(jumpText));
     if (!Number.isFinite(n) || n < 1 || n > total) {
-      setStatus({ error: `Row numbers run from 1 to ${total.toLocaleString("en")}.` });
+      setStatus({ error: `Row numbers run from 1 to ${formatCount(total)}.` });
       return;
     }
     setStatus({});
@@ -194,7 +194,7 @@ export function TestsetGridPage({ params, query }: ViewProps) {
         <dt>Variant</dt><dd><IdChip id={revision.testset_variant_id} label="variant id" /></dd>
         {revision.message && <><dt>Message</dt><dd>{revision.message}</dd></>}
         {revision.created_at && <><dt>Committed</dt><dd><Time value={revision.created_at} /></dd></>}
-        <dt>Rows</dt><dd data-testid="row-count">{base === null ? "…" : base.toLocaleString("en")}</dd>
+        <dt>Rows</dt><dd data-testid="row-count">{base === null ? "…" : formatCount(base)}</dd>
       </dl>
       <div class="controls tg-controls">
         <form onSubmit={goTo} class="tg-inline">

@@ -7,6 +7,10 @@
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { cellText } from "./edits.ts";
 
+const COUNT = new Intl.NumberFormat("en");
+/** A row number or count with thousands separators, from one shared formatter (each row shows one). */
+export const formatCount = (n: number) => COUNT.format(n);
+
 export const ROW_HEIGHT = 34;
 const MAX_HEIGHT = 15_000_000;
 const OVERSCAN = 8;
@@ -86,7 +90,7 @@ export function VirtualGrid(props: VirtualGridProps) {
     rows.push(
       <div role="row" aria-rowindex={i + 2} class={`tg-row tg-${row.state}${marked ? " tg-marked" : ""}`} key={i % pool}
         style={{ transform: `translateY(${top}px)`, gridTemplateColumns: template }}>
-        <div role="rowheader" class="tg-num">{(i + 1).toLocaleString("en")}</div>
+        <div role="rowheader" class="tg-num">{formatCount(i + 1)}</div>
         {props.columns.map((column) => (
           <div role="gridcell" class="tg-cell" key={column}>
             {row.state === "loading" ? <span class="tg-placeholder" /> : (
