@@ -25,6 +25,8 @@ export async function provision(url: string): Promise<Api> {
         method: "POST",
         headers: { authorization: `ApiKey ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }).catch((error: Error) => {
+        throw new Error(`POST ${path}: ${error.message}`, { cause: error.cause }); // which call a reset or refusal hit
       });
       const text = await r.text();
       if (r.status !== 200) throw new Error(`POST ${path} → ${r.status}: ${text.slice(0, 500)}`);

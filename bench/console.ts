@@ -3,6 +3,8 @@
  * first rows of a large testset revision in the grid, and the registry listing a project of 1,000
  * applications. Each navigation runs in a fresh browser context (empty cache, the key put in the tab's
  * session before the page loads, as signing in leaves it), so every one loads the console's modules anew.
+ * The time is taken in the page, from the navigation's start to the frame that first shows the element;
+ * Playwright's own view of it (goto to locator, polling and round trips included) is given beside it.
  * Without /usr/bin/chromium (or CHROMIUM_PATH) the lines say so and measure nothing.
  */
 import { accessSync, constants, statSync } from "node:fs";
@@ -30,28 +32,48 @@ export const GRID_LINE = (rows: number) => `9. console: first grid rows of a ${r
 export const REGISTRY_LINE = `9. console: registry with ${APPLICATIONS.toLocaleString("en-US")} applications (PostgreSQL)`;
 
 interface Navigation {
-  /** page.goto to the element, in a fresh context (cold cache). */
+  /** From navigation start to the frame that first shows the element, timed in the page; fresh context, cold cache. */
   cold: number;
   /** The same again in that context (the console's immutable modules cached). */
   warm: number;
+  /** Of the cold navigation: from page.goto's call to Playwright's locator finding the element (polling included). */
+  driver: number;
   /** Of the cold navigation: when the last module arrived, and the API calls' summed durations (ms since navigation start). */
   modulesDone: number;
   apiMs: number;
 }
 
-/** Navigations to `path` until `ready` matches: each in a fresh context, then once more with its cache. */
+/**
+ * Put in each page before its scripts: watches the document for `selector` and, in the animation frame
+ * after it appears (the frame that paints it), keeps performance.now(): ms since the navigation started.
+ */
+function watchFor(selector: string) {
+  const w = window as unknown as { __shownAt?: number };
+  const seen = () => {
+    if (w.__shownAt !== undefined || !document.querySelector(selector)) return false;
+    requestAnimationFrame(() => (w.__shownAt ??= performance.now()));
+    return true;
+  };
+  const observer = new MutationObserver(() => seen() && observer.disconnect());
+  observer.observe(document, { subtree: true, childList: true, attributes: true });
+}
+
+/** Navigations to `path` until `ready` shows: each in a fresh context, then once more with its cache. */
 async function navigations(browser: Browser, api: Api, path: string, ready: string, runs: number): Promise<Navigation[]> {
   const out: Navigation[] = [];
   for (let i = 0; i < runs; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     try {
       await context.addInitScript((key) => sessionStorage.setItem("tessera.apiKey", key), api.key);
+      await context.addInitScript(watchFor, ready);
       const page = await context.newPage();
       const time = async () => {
         const started = performance.now();
         await page.goto(api.url + path, { waitUntil: "commit" });
         await page.locator(ready).first().waitFor({ timeout: 30_000 });
-        return performance.now() - started;
+        const driver = performance.now() - started;
+        await page.waitForFunction(() => (window as unknown as { __shownAt?: number }).__shownAt !== undefined);
+        return { shown: await page.evaluate(() => (window as unknown as { __shownAt: number }).__shownAt), driver };
       };
       const cold = await time();
       const timing = await page.evaluate(() => {
@@ -60,7 +82,7 @@ async function navigations(browser: Browser, api: Api, path: string, ready: stri
         const calls = entries.filter((e) => new URL(e.name).pathname.startsWith("/api/"));
         return { modulesDone: Math.max(0, ...modules.map((e) => e.responseEnd)), apiMs: calls.reduce((n, e) => n + e.duration, 0) };
       });
-      out.push({ cold, warm: await time(), ...timing });
+      out.push({ cold: cold.shown, driver: cold.driver, warm: (await time()).shown, ...timing });
     } finally {
       await context.close();
     }
@@ -109,8 +131,11 @@ export async function consoleLines(api: Api, server: Child, rows: number, fixtur
         ratio: null,
         target,
         met: median(cold) < limit,
-        note: `${what}. From page.goto to the element, the median of ${navs.length} navigations each in a fresh Chromium context (cold cache: ` +
+        note: `${what}. From the navigation's start to the frame that first shows the element, timed in the page (performance.now() in the ` +
+          `animation frame after it appears), the median of ${navs.length} navigations each in a fresh Chromium context (cold cache: ` +
           `${cold.map(fmt).join(", ")}), then once more in that context with the console's immutable modules cached (${warm.map(fmt).join(", ")}). ` +
+          `Timed from outside instead, from page.goto's call until Playwright's locator finds the element (its polling and round trips to the ` +
+          `browser included), the cold navigations took ${navs.map((n) => fmt(n.driver)).join(", ")}. ` +
           `Cold, the last module had arrived at ${fmt(median(navs.map((n) => n.modulesDone)))} (median) and the API calls took ` +
           `${fmt(median(navs.map((n) => n.apiMs)))} in all. Server and browser on the same machine.`,
       };

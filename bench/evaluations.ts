@@ -1,6 +1,6 @@
 import type { Api } from "./api.ts";
 import type { Child } from "./processes.ts";
-import type { Line } from "./report.ts";
+import { failed, type Line } from "./report.ts";
 import type { StubLlm } from "../test/support/stub-llm.ts";
 import { uploadTestset } from "./testsets.ts";
 
@@ -37,7 +37,12 @@ async function evaluate(api: Api, server: Child, testsetRevision: string, app: s
     evaluation: { flags: { is_cached: true }, data: { testset_steps: [testsetRevision], application_steps: [app], evaluator_steps: [judge] } },
   });
   for (;;) {
-    const res = await fetch(`${api.url}/api/simple/evaluations/${evaluation.id}/progress`, { headers: { authorization: `ApiKey ${api.key}` } });
+    const url = `${api.url}/api/simple/evaluations/${evaluation.id}/progress`;
+    const res = await fetch(url, { headers: { authorization: `ApiKey ${api.key}` } }).catch((error: Error) => {
+      const after = `${((performance.now() - started) / 1000).toFixed(0)} s after it started`;
+      // the cause (a reset, a refusal) is what the report shows after the message
+      throw new Error(`polling the run's progress ${after}: ${error.message}`, { cause: error.cause });
+    });
     const { progress } = await res.json();
     if (["success", "errors", "failure", "cancelled"].includes(progress.status)) {
       const ms = performance.now() - started;
@@ -75,52 +80,88 @@ async function directCalls(baseUrl: string, calls: number): Promise<number> {
   return performance.now() - started;
 }
 
-export async function evaluationLines(api: Api, server: Child, llm: StubLlm, smallRows: number, bigRows: number): Promise<Line[]> {
-  const { app, judge } = await setUp(api);
-  const lines: Line[] = [];
+type Target = { app: { revision_id: string }; judge: { revision_id: string } };
+type Testset = Awaited<ReturnType<typeof uploadTestset>>["testset"];
 
-  const small = (await uploadTestset(api, server, smallRows, "eval-bench-small")).testset;
+/** Server throughput on `rows` testcases against the same number of direct calls to the stub. */
+async function throughputLine(name: string, api: Api, server: Child, llm: StubLlm, target: Target, rows: number) {
+  const { app, judge } = target;
+  const small = (await uploadTestset(api, server, rows, "eval-bench-small")).testset;
   const run = await evaluate(api, server, small.revisionId, app.revision_id, judge.revision_id);
-  const directMs = await directCalls(llm.baseUrl, smallRows);
-  const rate = (smallRows / run.ms) * 1000;
-  const directRate = (smallRows / directMs) * 1000;
-  lines.push({
-    name: `8. evaluation throughput, ${smallRows.toLocaleString("en-US")} testcases (PGlite)`,
+  const directMs = await directCalls(llm.baseUrl, rows);
+  const rate = (rows / run.ms) * 1000;
+  const directRate = (rows / directMs) * 1000;
+  return {
+    name,
     figure: `${rate.toFixed(0)} scenarios/s`,
     baseline: `${directRate.toFixed(0)} provider calls/s (direct)`,
     ratio: rate / directRate,
     target: "≥ 0.5",
     met: rate / directRate >= 0.5 && run.progress.status === "success",
     note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics. Baseline: the same number of chat completions sent straight to the stub, ${CONCURRENCY} at a time. Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.${run.failures ? ` Failed results: ${run.failures}.` : ""}`,
-  });
+  };
+}
 
-  const big = (await uploadTestset(api, server, bigRows, "eval-bench-big")).testset;
-  const large = await evaluate(api, server, big.revisionId, app.revision_id, judge.revision_id);
-  lines.push({
-    name: `8. evaluation of ${bigRows.toLocaleString("en-US")} testcases (PGlite)`,
-    figure: `${(large.ms / 1000).toFixed(0)} s, RSS ${mb(large.peak)}`,
+/** The large run: its time and the server's peak RSS. */
+async function largeRun(name: string, api: Api, server: Child, { app, judge }: Target, rows: number) {
+  const testset = (await uploadTestset(api, server, rows, "eval-bench-big")).testset;
+  const run = await evaluate(api, server, testset.revisionId, app.revision_id, judge.revision_id);
+  const line: Line = {
+    name,
+    figure: `${(run.ms / 1000).toFixed(0)} s, RSS ${mb(run.peak)}`,
     baseline: "—",
     ratio: null,
     target: "completes, RSS < 1 GB",
-    met: large.progress.status === "success" && large.progress.done === bigRows && large.peak < GB,
-    note: `${large.progress.done} scenarios, ${large.progress.cells.invoked} invocations (application and evaluator), status ${large.progress.status}${large.failures ? ` (failed results: ${large.failures})` : ""}. Scenarios are planned page by page of the testset's id list, at most 1,000 a statement; results are written a batch (200 scenarios) at a time; progress is read from counters the batches keep.`,
-  });
+    met: run.progress.status === "success" && run.progress.done === rows && run.peak < GB,
+    note: `${run.progress.done} scenarios, ${run.progress.cells.invoked} invocations (application and evaluator), status ${run.progress.status}${run.failures ? ` (failed results: ${run.failures})` : ""}. Scenarios are planned page by page of the testset's id list, at most 1,000 a statement; results are written a batch (200 scenarios) at a time; progress is read from counters the batches keep.`,
+  };
+  return { testset, ms: run.ms, line };
+}
 
+/** A 10-row delta on the large testset, then the same evaluation again: the provider calls it made. */
+async function rerunLine(
+  name: string, api: Api, server: Child, llm: StubLlm, { app, judge }: Target, first: { testset: Testset; ms: number },
+): Promise<Line> {
   const before = llm.requests.length;
   const rows = Array.from({ length: 10 }, (_, i) => ({ data: { input: `A new question ${i}?`, expected: "-", category: "new" } }));
   const commit = await api.post("/testsets/revisions/commit", {
-    testset_revision_commit: { testset_id: big.id, delta: { rows: { add: rows } } }, include_testcase_ids: false, include_testcases: false,
+    testset_revision_commit: { testset_id: first.testset.id, delta: { rows: { add: rows } } },
+    include_testcase_ids: false, include_testcases: false,
   });
   const again = await evaluate(api, server, commit.testset_revision.id, app.revision_id, judge.revision_id);
   const calls = llm.requests.length - before;
-  lines.push({
-    name: `8. re-run after a 10-row delta on ${bigRows.toLocaleString("en-US")} testcases (PGlite)`,
+  return {
+    name,
     figure: `${calls} provider calls, ${(again.ms / 1000).toFixed(1)} s`,
-    baseline: `first run ${(large.ms / 1000).toFixed(0)} s`,
-    ratio: again.ms / large.ms,
+    baseline: `first run ${(first.ms / 1000).toFixed(0)} s`,
+    ratio: again.ms / first.ms,
     target: "invocations = 10",
     met: calls === 10 && again.progress.status === "success",
     note: `With flags.is_cached the run reuses every result whose (application revision, testcase, evaluator revision) it has already computed: ${again.progress.cells.reused} cells reused, ${again.progress.cells.invoked} invoked (the 10 new rows, application and evaluator). The run still writes a scenario and results for every testcase of the revision (the reused ones point at the earlier traces): the ratio is this run's time over the first run's.`,
+  };
+}
+
+/** The three lines; one that fails is reported FAILED (naming what failed), the lines measured before it kept. */
+export async function evaluationLines(api: Api, server: Child, llm: StubLlm, smallRows: number, bigRows: number) {
+  const target = await setUp(api);
+  const lines: Line[] = [];
+  const step = async (name: string, goal: string, measure: () => Promise<Line>) => {
+    try {
+      lines.push(await measure());
+    } catch (error) {
+      lines.push(failed(name, goal, error));
+    }
+  };
+  const count = (n: number) => n.toLocaleString("en-US");
+  const throughputName = `8. evaluation throughput, ${count(smallRows)} testcases (PGlite)`;
+  await step(throughputName, "≥ 0.5", () => throughputLine(throughputName, api, server, llm, target, smallRows));
+  let large: Awaited<ReturnType<typeof largeRun>> | undefined;
+  const largeName = `8. evaluation of ${count(bigRows)} testcases (PGlite)`;
+  await step(largeName, "completes, RSS < 1 GB", async () => {
+    large = await largeRun(largeName, api, server, target, bigRows);
+    return large.line;
   });
+  const rerunName = `8. re-run after a 10-row delta on ${count(bigRows)} testcases (PGlite)`;
+  if (large) await step(rerunName, "invocations = 10", () => rerunLine(rerunName, api, server, llm, target, large!));
   return lines;
 }
