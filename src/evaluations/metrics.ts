@@ -53,8 +53,7 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
     if (s.type !== type) s.type = "json"; // mixed types: only counted
     s.add(value);
   };
-  for await (const r of resultPages(db, scope, runId, scenarioId)) {
-    if (stepTypes.get(r.step_key) === "input") continue;
+  for await (const r of resultPages(db, runId, scenarioId, (key) => stepTypes.get(key) !== "input")) {
     if (r.latency_ms !== null) stat(r.step_key, "attributes.ag.metrics.duration.cumulative", r.latency_ms);
     stat(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
     if (typeof r.usage?.total_tokens === "number") stat(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", r.usage.total_tokens);
@@ -70,20 +69,46 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
   return row;
 }
 
-async function* resultPages(db: Queryable, scope: Scope, runId: string, scenarioId: string | null): AsyncGenerator<ResultRow> {
-  let after = "00000000-0000-0000-0000-000000000000";
-  for (;;) {
-    const rows = await db.query<ResultRow>(
-      `SELECT r.id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
-       FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
-       WHERE r.project_id = $1 AND r.run_id = $2 AND ($3::uuid IS NULL OR r.scenario_id = $3) AND r.id > $4
-       ORDER BY r.id LIMIT ${PAGE}`,
-      [scope.projectId, runId, scenarioId, after],
-    );
-    for (const row of rows) yield fromJsonb(row); // trace outputs may carry escaped NULs
-    if (rows.length < PAGE) return;
-    after = rows[rows.length - 1].id;
+/**
+ * The results to aggregate, with their traces: a scenario's few at once; a run's step by step, a page at a
+ * time in id order (the run's results index is (run_id, step_key, id)), so each page reads only its own rows.
+ */
+async function* resultPages(db: Queryable, runId: string, scenarioId: string | null, wanted: (stepKey: string) => boolean): AsyncGenerator<ResultRow> {
+  const withTraces = (results: string) =>
+    `SELECT r.id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
+     FROM (${results}) r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id ORDER BY r.id`;
+  const columns = "id, project_id, step_key, status, error, trace_id";
+  if (scenarioId) {
+    const rows = await db.query<ResultRow>(withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND scenario_id = $2`), [runId, scenarioId]);
+    for (const row of rows) if (wanted(row.step_key)) yield fromJsonb(row); // trace outputs may carry escaped NULs
+    return;
   }
+  for (const stepKey of (await stepKeys(db, runId)).filter(wanted)) {
+    for (let after = "00000000-0000-0000-0000-000000000000"; ;) {
+      const rows = await db.query<ResultRow>(
+        withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND step_key = $2 AND id > $3 ORDER BY id LIMIT ${PAGE}`),
+        [runId, stepKey, after],
+      );
+      for (const row of rows) yield fromJsonb(row);
+      if (rows.length < PAGE) break;
+      after = rows[rows.length - 1].id;
+    }
+  }
+}
+
+/** The step keys a run's results use, one index probe each (a client-driven run may use keys its steps do not name). */
+async function stepKeys(db: Queryable, runId: string): Promise<string[]> {
+  const rows = await db.query<{ step_key: string }>(
+    `WITH RECURSIVE k AS (
+       (SELECT step_key FROM evaluation_results WHERE run_id = $1 ORDER BY step_key LIMIT 1)
+       UNION ALL
+       SELECT (SELECT step_key FROM evaluation_results WHERE run_id = $1 AND step_key > k.step_key ORDER BY step_key LIMIT 1)
+       FROM k WHERE k.step_key IS NOT NULL
+     )
+     SELECT step_key FROM k WHERE step_key IS NOT NULL`,
+    [runId],
+  );
+  return rows.map((r) => r.step_key);
 }
 
 /** Calls `visit` with each leaf of an output (objects opened a few levels deep; lists and deeper objects are leaves). */

@@ -192,4 +192,20 @@ describe("evaluation metrics", () => {
     const again = await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: run.id, scenario_ids: false } });
     expect(again.metrics.map((m: any) => m.id)).toEqual([global.metrics[0].id]);
   });
+
+  it("counts every result of a run longer than a page, step by step, a step its steps do not name included", async () => {
+    const steps = [{ key: "testset", type: "input", origin: "auto", references: {} }, { key: "judge", type: "annotation", origin: "auto", references: {} }];
+    const run = await newRun(p, { data: { steps } });
+    const { scenarios } = await p.ok("POST", `/simple/evaluations/${run.id}/scenarios/add`, { count: 2500 });
+    const results = scenarios.flatMap((s: any, i: number) => [
+      { run_id: run.id, scenario_id: s.id, step_key: "testset", status: "success" },
+      { run_id: run.id, scenario_id: s.id, step_key: "judge", status: i % 100 === 0 ? "failure" : "success" },
+      ...(i < 3 ? [{ run_id: run.id, scenario_id: s.id, step_key: "extra", status: "success" }] : []),
+    ]);
+    await p.ok("POST", "/evaluations/results/", { results });
+    const { metrics: [row] } = await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: run.id } });
+    expect(Object.keys(row.data).sort()).toEqual(["extra", "judge"]); // input steps are not aggregated
+    expect(row.data.judge["attributes.ag.metrics.errors.cumulative"]).toMatchObject({ count: 2500, sum: 25 });
+    expect(row.data.extra["attributes.ag.metrics.errors.cumulative"]).toMatchObject({ count: 3, sum: 0 });
+  });
 });
