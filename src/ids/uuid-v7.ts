@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomBytesPooled } from "./random-pool.ts";
 
 let lastMs = 0;
 let sequence = 0;
@@ -16,9 +16,9 @@ export function uuidv7(): string {
     ms = lastMs;
   } else {
     lastMs = ms;
-    sequence = randomBytes(2).readUInt16BE(0) & 0x3ff;
+    sequence = randomBytesPooled(2).readUInt16BE(0) & 0x3ff;
   }
-  const b = randomBytes(16);
+  const b = randomBytesPooled(16);
   b.writeUIntBE(ms, 0, 6);
   b[6] = 0x70 | (sequence >> 8);
   b[7] = sequence & 0xff;

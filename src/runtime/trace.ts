@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../ids/random-pool.ts";
 
 /** What the lead stores per invocation: the root span's ids and every span recorded under it. */
 export interface TraceRecord {
@@ -33,7 +33,7 @@ export function newSpanId(): string {
 
 function nonZeroHex(bytes: number): string {
   for (;;) {
-    const hex = randomBytes(bytes).toString("hex");
+    const hex = randomHex(bytes);
     if (/[^0]/.test(hex)) return hex;
   }
 }
