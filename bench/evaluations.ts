@@ -142,7 +142,7 @@ async function rerunLine(
 }
 
 /** The three lines; one that fails is reported FAILED (naming what failed), the lines measured before it kept. */
-export async function evaluationLines(api: Api, server: Child, llm: StubLlm, smallRows: number, bigRows: number) {
+export async function evaluationLines(database: string, api: Api, server: Child, llm: StubLlm, smallRows: number, bigRows: number) {
   const target = await setUp(api);
   const lines: Line[] = [];
   const step = async (name: string, goal: string, measure: () => Promise<Line>) => {
@@ -153,15 +153,15 @@ export async function evaluationLines(api: Api, server: Child, llm: StubLlm, sma
     }
   };
   const count = (n: number) => n.toLocaleString("en-US");
-  const throughputName = `8. evaluation throughput, ${count(smallRows)} testcases (PGlite)`;
+  const throughputName = `8. evaluation throughput, ${count(smallRows)} testcases (${database})`;
   await step(throughputName, "≥ 0.5", () => throughputLine(throughputName, api, server, llm, target, smallRows));
   let large: Awaited<ReturnType<typeof largeRun>> | undefined;
-  const largeName = `8. evaluation of ${count(bigRows)} testcases (PGlite)`;
+  const largeName = `8. evaluation of ${count(bigRows)} testcases (${database})`;
   await step(largeName, "completes, RSS < 1 GB", async () => {
     large = await largeRun(largeName, api, server, target, bigRows);
     return large.line;
   });
-  const rerunName = `8. re-run after a 10-row delta on ${count(bigRows)} testcases (PGlite)`;
+  const rerunName = `8. re-run after a 10-row delta on ${count(bigRows)} testcases (${database})`;
   if (large) await step(rerunName, "invocations = 10", () => rerunLine(rerunName, api, server, llm, target, large!));
   return lines;
 }

@@ -13,7 +13,7 @@ import { evaluationLines } from "./evaluations.ts";
 import { invokeLine } from "./invoke.ts";
 import { NOISY_NEIGHBOUR, noisyNeighbourLine } from "./noisy-neighbour.ts";
 import { sdkLine } from "./sdk.ts";
-import { startStubLlm } from "../test/support/stub-llm.ts";
+import { startStubLlm, type StubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
 import { deltaLines, downloadLine, uploadLine, type Testset } from "./testsets.ts";
 
@@ -133,10 +133,21 @@ async function main() {
 }
 
 async function measure(fixtures: Map<number, Testset>) {
-  // Tessera on the embedded database; its provider is a stub on 127.0.0.1 for the invoke line.
+  // Both servers' provider is a stub on 127.0.0.1 (the invoke and evaluation lines).
   const llm = await startStubLlm();
+  const provider = { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-bench" };
   try {
-    const { server, api } = await tessera("pglite", { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-bench" });
+    await measureOn(fixtures, llm, provider);
+  } finally {
+    await llm.close();
+  }
+  await attempt("6. cold start / warm restart (npm start, PGlite)", "reported", () => startLines(work, quick ? 1 : 3));
+}
+
+async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider: Record<string, string>) {
+  // Tessera on the embedded database.
+  try {
+    const { server, api } = await tessera("pglite", provider);
     try {
       await attempt("invoke overhead (completion, PGlite)", "< 2 ms at p50", () => invokeLine(api, llm.baseUrl, quick ? 200 : 1000));
       await attempt("1. retrieve by environment_ref (PGlite)", "≥ 0.6", () => hotPath("PGlite", api, server));
@@ -146,7 +157,7 @@ async function measure(fixtures: Map<number, Testset>) {
         await attempt(`3. upload ${bigRows.toLocaleString("en-US")} CSV rows (PGlite)`, "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, bigRows, "PGlite", benchUrl, new Map()));
       }
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
-      await attempt("8. evaluations (PGlite)", "≥ 0.5; RSS < 1 GB; invocations = 10", () => evaluationLines(api, server, llm, quick ? 2_000 : 10_000, quick ? 20_000 : 100_000));
+      await attempt("8. evaluations (PGlite)", "≥ 0.5; RSS < 1 GB; invocations = 10", () => evaluationLines("PGlite", api, server, llm, quick ? 2_000 : 10_000, quick ? 20_000 : 100_000));
       await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
     } finally {
       await server.stop();
@@ -154,13 +165,11 @@ async function measure(fixtures: Map<number, Testset>) {
   } catch (error) {
     progress(`Tessera on PGlite failed: ${(error as Error).message}`);
     lines.push(failed("Tessera on PGlite", "—", error));
-  } finally {
-    await llm.close();
   }
 
   // Tessera on PostgreSQL, in a database of the bench's own.
   try {
-    const { server, api } = await tessera("postgres", { DATABASE_URL: benchUrl });
+    const { server, api } = await tessera("postgres", { DATABASE_URL: benchUrl, ...provider });
     try {
       await attempt("1. retrieve by environment_ref (PostgreSQL)", "≥ 0.6", () => hotPath("PostgreSQL", api, server));
       await attempt("SDK getConfig from its cache", "< 50 µs", () => sdkLine(api, quick ? 20_000 : 100_000));
@@ -175,6 +184,7 @@ async function measure(fixtures: Map<number, Testset>) {
       });
       await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
+      await attempt("8. evaluations (PostgreSQL)", "≥ 0.5; RSS < 1 GB; invocations = 10", () => evaluationLines("PostgreSQL", api, server, llm, quick ? 2_000 : 10_000, quick ? 20_000 : 100_000));
       await attempt("9. console in Chromium (PostgreSQL)", "< 1 s; < 500 ms", () => consoleLines(api, server, bigRows, fixtures.get(bigRows), quick ? 3 : 5));
     } finally {
       await server.stop();
@@ -183,8 +193,6 @@ async function measure(fixtures: Map<number, Testset>) {
     progress(`Tessera on PostgreSQL failed: ${(error as Error).message}`);
     lines.push(failed("Tessera on PostgreSQL", "—", error));
   }
-
-  await attempt("6. cold start / warm restart (npm start, PGlite)", "reported", () => startLines(work, quick ? 1 : 3));
 }
 
 async function cleanUp() {
