@@ -65,34 +65,32 @@ async function failureSummary(api: Api, runId: string): Promise<string> {
   return [...counts].map(([key, n]) => `${n} × ${key}`).join("; ");
 }
 
-/** `calls` chat completions straight to the stub, `CONCURRENCY` at a time: the provider's own rate here. */
-async function directCalls(baseUrl: string, calls: number): Promise<number> {
+const MESSAGES = [{ role: "system" as const, content: "Answer the customer." }, { role: "user" as const, content: "Where is my order?" }];
+
+/** Milliseconds to make `calls` calls, `CONCURRENCY` at a time. */
+async function timeCalls(calls: number, call: () => Promise<unknown>): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < calls) {
-      const res = await fetch(`${baseUrl}/chat/completions`, {
-        method: "POST",
-        headers: { authorization: "Bearer sk-bench", "content-type": "application/json" },
-        body: JSON.stringify({ model: "gpt-4o-mini", messages: [{ role: "system", content: "Answer the customer." }, { role: "user", content: "Where is my order?" }] }),
-      });
-      await res.arrayBuffer();
-    }
+    while (next++ < calls) await call();
   }));
   return performance.now() - started;
 }
 
-/** The same calls through the AI SDK, the provider library the server uses: what a script calling the stub itself would reach. */
-async function sdkCalls(baseUrl: string, calls: number): Promise<number> {
+/** `calls` chat completions straight to the stub: the provider's own rate here. */
+const directCalls = (baseUrl: string, calls: number) => timeCalls(calls, async () => {
+  const res = await fetch(`${baseUrl}/chat/completions`, {
+    method: "POST",
+    headers: { authorization: "Bearer sk-bench", "content-type": "application/json" },
+    body: JSON.stringify({ model: "gpt-4o-mini", messages: MESSAGES }),
+  });
+  await res.arrayBuffer();
+});
+
+/** The same calls through the AI SDK, the server's provider library: what a script calling the stub itself reaches. */
+function sdkCalls(baseUrl: string, calls: number): Promise<number> {
   const model = createOpenAI({ apiKey: "sk-bench", baseURL: baseUrl }).chat("gpt-4o-mini");
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < calls) {
-      await generateText({ model, messages: [{ role: "system", content: "Answer the customer." }, { role: "user", content: "Where is my order?" }] });
-    }
-  }));
-  return performance.now() - started;
+  return timeCalls(calls, () => generateText({ model, messages: MESSAGES }));
 }
 
 type Target = { app: { revision_id: string }; judge: { revision_id: string } };
@@ -159,7 +157,9 @@ async function rerunLine(
 }
 
 /** The three lines; one that fails is reported FAILED (naming what failed), the lines measured before it kept. */
-export async function evaluationLines(database: string, api: Api, server: Child, llm: StubLlm, smallRows: number, bigRows: number) {
+export async function evaluationLines(
+  database: string, api: Api, server: Child, llm: StubLlm, smallRows: number, bigRows: number,
+) {
   const target = await setUp(api);
   const lines: Line[] = [];
   const step = async (name: string, goal: string, measure: () => Promise<Line>) => {

@@ -132,6 +132,10 @@ async function main() {
   }
 }
 
+const EVALUATION_GOALS = "≥ 0.5; RSS < 1 GB; invocations = 10";
+/** Testcases of the throughput run and of the large run. */
+const evaluationRows: [number, number] = quick ? [2_000, 20_000] : [10_000, 100_000];
+
 async function measure(fixtures: Map<number, Testset>) {
   // Both servers' provider is a stub on 127.0.0.1 (the invoke and evaluation lines).
   const llm = await startStubLlm();
@@ -157,7 +161,7 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
         await attempt(`3. upload ${bigRows.toLocaleString("en-US")} CSV rows (PGlite)`, "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, bigRows, "PGlite", benchUrl, new Map()));
       }
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
-      await attempt("8. evaluations (PGlite)", "≥ 0.5; RSS < 1 GB; invocations = 10", () => evaluationLines("PGlite", api, server, llm, quick ? 2_000 : 10_000, quick ? 20_000 : 100_000));
+      await attempt("8. evaluations (PGlite)", EVALUATION_GOALS, () => evaluationLines("PGlite", api, server, llm, ...evaluationRows));
       await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
     } finally {
       await server.stop();
@@ -184,7 +188,7 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       });
       await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
-      await attempt("8. evaluations (PostgreSQL)", "≥ 0.5; RSS < 1 GB; invocations = 10", () => evaluationLines("PostgreSQL", api, server, llm, quick ? 2_000 : 10_000, quick ? 20_000 : 100_000));
+      await attempt("8. evaluations (PostgreSQL)", EVALUATION_GOALS, () => evaluationLines("PostgreSQL", api, server, llm, ...evaluationRows));
       await attempt("9. console in Chromium (PostgreSQL)", "< 1 s; < 500 ms", () => consoleLines(api, server, bigRows, fixtures.get(bigRows), quick ? 3 : 5));
     } finally {
       await server.stop();

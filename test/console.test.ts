@@ -41,7 +41,9 @@ describe("web console", () => {
     expect(app.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
     expect(app.headers["content-encoding"]).toBe("gzip");
     expect(app.headers.vary).toContain("accept-encoding");
-    const plain = await server.app.inject({ url: `/assets/${hash}/app.js`, headers: { "accept-encoding": "identity" } });
+    const plain = await server.app.inject({
+      url: `/assets/${hash}/app.js`, headers: { "accept-encoding": "identity" },
+    });
     expect(plain.headers["content-encoding"]).toBeUndefined();
     expect(gunzipSync(app.rawPayload).equals(plain.rawPayload)).toBe(true);
     // one module: Preact and the client are inside it, nothing is left to resolve in the browser

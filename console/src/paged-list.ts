@@ -52,3 +52,5 @@ export function usePagedList<T>(
 
   return { items, next, loading, error, more: () => void load(next), reload: () => setRound((r) => r + 1) };
 }
+
+export type PagedList<T> = ReturnType<typeof usePagedList<T>>;

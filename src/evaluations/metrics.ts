@@ -73,20 +73,26 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
  * The results to aggregate, with their traces: a scenario's few at once; a run's step by step, a page at a
  * time in id order (the run's results index is (run_id, step_key, id)), so each page reads only its own rows.
  */
-async function* resultPages(db: Queryable, runId: string, scenarioId: string | null, wanted: (stepKey: string) => boolean): AsyncGenerator<ResultRow> {
+async function* resultPages(
+  db: Queryable, runId: string, scenarioId: string | null, wanted: (stepKey: string) => boolean,
+): AsyncGenerator<ResultRow> {
   const withTraces = (results: string) =>
     `SELECT r.id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
      FROM (${results}) r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id ORDER BY r.id`;
   const columns = "id, project_id, step_key, status, error, trace_id";
   if (scenarioId) {
-    const rows = await db.query<ResultRow>(withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND scenario_id = $2`), [runId, scenarioId]);
+    const rows = await db.query<ResultRow>(
+      withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND scenario_id = $2`),
+      [runId, scenarioId],
+    );
     for (const row of rows) if (wanted(row.step_key)) yield fromJsonb(row); // trace outputs may carry escaped NULs
     return;
   }
   for (const stepKey of (await stepKeys(db, runId)).filter(wanted)) {
     for (let after = "00000000-0000-0000-0000-000000000000"; ;) {
       const rows = await db.query<ResultRow>(
-        withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND step_key = $2 AND id > $3 ORDER BY id LIMIT ${PAGE}`),
+        withTraces(`SELECT ${columns} FROM evaluation_results
+                    WHERE run_id = $1 AND step_key = $2 AND id > $3 ORDER BY id LIMIT ${PAGE}`),
         [runId, stepKey, after],
       );
       for (const row of rows) yield fromJsonb(row);
@@ -96,13 +102,14 @@ async function* resultPages(db: Queryable, runId: string, scenarioId: string | n
   }
 }
 
-/** The step keys a run's results use, one index probe each (a client-driven run may use keys its steps do not name). */
+/** The step keys a run's results use, one index probe each (a client-driven run may name keys its steps do not). */
 async function stepKeys(db: Queryable, runId: string): Promise<string[]> {
   const rows = await db.query<{ step_key: string }>(
     `WITH RECURSIVE k AS (
        (SELECT step_key FROM evaluation_results WHERE run_id = $1 ORDER BY step_key LIMIT 1)
        UNION ALL
-       SELECT (SELECT step_key FROM evaluation_results WHERE run_id = $1 AND step_key > k.step_key ORDER BY step_key LIMIT 1)
+       SELECT (SELECT step_key FROM evaluation_results
+               WHERE run_id = $1 AND step_key > k.step_key ORDER BY step_key LIMIT 1)
        FROM k WHERE k.step_key IS NOT NULL
      )
      SELECT step_key FROM k WHERE step_key IS NOT NULL`,

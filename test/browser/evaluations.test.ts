@@ -46,7 +46,10 @@ describe("console: evaluations", () => {
     ids.slow = slow.revision_id;
     // Slow enough that the run is still going when its page has loaded and Stop is pressed, even on a loaded machine.
     const slower = (await server.api("POST", "/simple/evaluators/", {
-      evaluator: { slug: "slow-5s", data: { uri: "agenta:custom:mock:v0", parameters: { key: "delay", kwargs: { seconds: 5, then: "pass" } } } },
+      evaluator: {
+        slug: "slow-5s",
+        data: { uri: "agenta:custom:mock:v0", parameters: { key: "delay", kwargs: { seconds: 5, then: "pass" } } },
+      },
     })).evaluator;
     ids.slower = slower.revision_id;
   });
@@ -134,7 +137,10 @@ describe("console: evaluations", () => {
 
     // A long run is stopped from its page: what has not run is cancelled.
     const slow = await server.api("POST", "/simple/evaluations/", {
-      evaluation: { name: "slow", data: { testset_steps: [ids.testsetRevision], application_steps: [ids.appV1], evaluator_steps: [ids.slower] } },
+      evaluation: {
+        name: "slow",
+        data: { testset_steps: [ids.testsetRevision], application_steps: [ids.appV1], evaluator_steps: [ids.slower] },
+      },
     });
     await page.goto(`${server.url}/evaluations/${slow.evaluation.id}`);
     await page.getByRole("button", { name: "Stop" }).click();

@@ -193,8 +193,11 @@ describe("evaluation metrics", () => {
     expect(again.metrics.map((m: any) => m.id)).toEqual([global.metrics[0].id]);
   });
 
-  it("counts every result of a run longer than a page, step by step, a step its steps do not name included", async () => {
-    const steps = [{ key: "testset", type: "input", origin: "auto", references: {} }, { key: "judge", type: "annotation", origin: "auto", references: {} }];
+  it("counts every result of a run longer than a page, a step the run does not name included", async () => {
+    const steps = [
+      { key: "testset", type: "input", origin: "auto", references: {} },
+      { key: "judge", type: "annotation", origin: "auto", references: {} },
+    ];
     const run = await newRun(p, { data: { steps } });
     const { scenarios } = await p.ok("POST", `/simple/evaluations/${run.id}/scenarios/add`, { count: 2500 });
     const results = scenarios.flatMap((s: any, i: number) => [

@@ -1,7 +1,8 @@
+import type { PagedList } from "../paged-list.ts";
 import { ErrorBanner } from "./error-banner.tsx";
 
 /** Under a paged list: the error of its last read, how many rows it shows, and "Load more" while there are more. */
-export function ListFooter(props: { list: { items: unknown[]; next: string | null; loading: boolean; error: string | null; more: () => void } }) {
+export function ListFooter(props: { list: PagedList<unknown> }) {
   const { items, next, loading, error, more } = props.list;
   return (
     <>

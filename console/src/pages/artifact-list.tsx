@@ -15,7 +15,10 @@ const PAGE = 50;
 /** A kind's artifacts, a page at a time ("Load more"), each linking to its page `/{kind}/{id}`. */
 export function ArtifactList(props: { kind: ArtifactKind; search: string; archived: boolean }) {
   const { kind, search, archived } = props;
-  const list = usePagedList((from, signal) => queryArtifacts(kind, { search, archived, next: from, limit: PAGE }, signal), [kind, search, archived]);
+  const list = usePagedList(
+    (from, signal) => queryArtifacts(kind, { search, archived, next: from, limit: PAGE }, signal),
+    [kind, search, archived],
+  );
   const { items, loading, error, reload } = list;
 
   const titles = KIND_TITLES[kind];

@@ -19,7 +19,10 @@ const PAGE = 20;
 export function Timeline(props: { kind: ArtifactKind; artifactId: string; variantId: string; selected: string | null; round: number }) {
   const { kind, artifactId, variantId } = props;
   const [picked, setPicked] = useState<string[]>([]);
-  const list = usePagedList((from, signal) => queryRevisions(kind, variantId, { next: from, limit: PAGE }, signal), [kind, variantId, props.round]);
+  const list = usePagedList(
+    (from, signal) => queryRevisions(kind, variantId, { next: from, limit: PAGE }, signal),
+    [kind, variantId, props.round],
+  );
   const { items, loading, error, reload } = list;
   useEffect(() => setPicked([]), [kind, variantId, props.round]);
 

@@ -39,7 +39,10 @@ export function EvaluationsPage({ query }: ViewProps) {
 }
 
 function RunList(props: { status: string }) {
-  const runs = usePagedList((from, signal) => queryRuns({ status: props.status || undefined, next: from, limit: PAGE }, signal), [props.status]);
+  const runs = usePagedList(
+    (from, signal) => queryRuns({ status: props.status || undefined, next: from, limit: PAGE }, signal),
+    [props.status],
+  );
   const { items, loading, error, reload } = runs;
 
   const steps = (run: Run, type: "input" | "invocation" | "annotation") => {
