@@ -1,5 +1,5 @@
 /** A list read a page at a time, the state every "Load more" list of the console shares. */
-import { useLayoutEffect, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { messageOf } from "./api.ts";
 
 export interface Page<T> {
@@ -12,8 +12,8 @@ export interface Page<T> {
  * Reads the first page whenever `deps` change (answers for earlier deps are dropped), the following one on
  * `more()`; `reload()` starts again from the first. `error` is the server's message for the last read.
  * The first read starts right after the render (a layout effect), not after the next paint. With
- * `keepWhileReloading` (a live list polled by changing a dep), the rows shown stay until the new first page
- * replaces them.
+ * `keepWhileReloading` (a live list polled by changing a dep), the rows shown stay until the new pages
+ * replace them, and as many pages are read again as were shown: "Load more" is not undone by a refresh.
  */
 export function usePagedList<T>(
   fetchPage: (from: string | null, signal?: AbortSignal) => Promise<Page<T>>,
@@ -25,15 +25,23 @@ export function usePagedList<T>(
   const [loading, setLoading] = useState(true);
   const [error, setError] = useState<string | null>(null);
   const [round, setRound] = useState(0);
+  const shown = useRef(0);
+  shown.current = items.length;
 
-  const load = async (from: string | null, signal?: AbortSignal) => {
+  /** The page from `from` (the first when null), or from the first until `atLeast` items are read. */
+  const load = async (from: string | null, signal?: AbortSignal, atLeast = 0) => {
     setLoading(true);
     setError(null);
     try {
-      const page = await fetchPage(from, signal);
+      let { items: read, next: after } = await fetchPage(from, signal);
+      while (after && read.length < atLeast && !signal?.aborted) {
+        const page = await fetchPage(after, signal);
+        read = [...read, ...page.items];
+        after = page.next;
+      }
       if (signal?.aborted) return;
-      setItems((before) => (from ? [...before, ...page.items] : page.items));
-      setNext(page.next);
+      setItems((before) => (from ? [...before, ...read] : read));
+      setNext(after);
     } catch (e) {
       if (!signal?.aborted) setError(messageOf(e));
     } finally {
@@ -46,7 +54,7 @@ export function usePagedList<T>(
       setItems([]);
       setNext(null);
     }
-    void load(null, controller.signal);
+    void load(null, controller.signal, options.keepWhileReloading ? shown.current : 0);
     return () => controller.abort();
   }, [...deps, round]);
 

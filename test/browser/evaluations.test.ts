@@ -176,6 +176,29 @@ describe("console: evaluations", () => {
     await page.getByText("Pick two runs").waitFor();
   });
 
+  it("keeps the rows loaded with Load more while a live run refreshes its scenarios", async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => ({ data: { country: `Country ${i}`, answer: "-" } }));
+    const ts = (await server.api("POST", "/simple/testsets/", { testset: { slug: "thirty", data: { testcases: rows } } })).testset;
+    const pause = (await server.api("POST", "/simple/evaluators/", {
+      evaluator: { slug: "pause-2s", data: { uri: "agenta:custom:mock:v0", parameters: { key: "delay", kwargs: { seconds: 2, then: "pass" } } } },
+    })).evaluator;
+    const run = await server.api("POST", "/simple/evaluations/", {
+      evaluation: { name: "thirty", data: { testset_steps: [ts.revision_id], application_steps: [ids.appV2], evaluator_steps: [pause.revision_id] } },
+    });
+    const { page } = browser;
+    await signIn(page, server, `/evaluations/${run.evaluation.id}`);
+    const table = page.getByRole("table", { name: /Scenarios of/ }).locator("tbody tr");
+    await page.getByRole("button", { name: "Load more" }).click();
+    await expect.poll(() => table.count()).toBe(30);
+    // Live still (30 scenarios, 8 at a time, 2 s each): the refreshes that follow read both pages again.
+    await expect(page.locator("h1 .ev-status").textContent()).resolves.toMatch(/^(queued|running)$/);
+    await page.locator("h1 .ev-status", { hasText: "success" }).waitFor({ timeout: 30_000 });
+    await expect.poll(() => table.filter({ hasText: "pending" }).count(), { timeout: 10_000 }).toBe(0);
+    await expect(table.count()).resolves.toBe(30);
+    await expect(table.filter({ hasText: "Country 29" }).count()).resolves.toBe(1);
+    await expect(page.getByRole("button", { name: "Load more" }).count()).resolves.toBe(0);
+  });
+
   it("reads well at phone width in dark mode", async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 }, colorScheme: "dark", isMobile: true });
     await page.goto(server.signInLink);
