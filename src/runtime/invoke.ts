@@ -6,7 +6,7 @@ import { isEvaluatorKey, runEvaluator } from "./evaluators/registry.ts";
 import { callHook, HOOK_MAX_RESPONSE_BYTES, HOOK_TIMEOUT_MS } from "./hook.ts";
 import { runMock } from "./mock/mock.ts";
 import { headerProblem } from "./net/header-text.ts";
-import { toModelMessages } from "./messages.ts";
+import { toProviderPrompt } from "./messages.ts";
 import { renderPrompt, type PromptMode } from "./prompt.ts";
 import type { InvokeRequest } from "./invoke-request.ts";
 import { complete, completeStream, type LlmCall, type LlmResult, PROVIDER_TIMEOUT_MS, type Usage } from "./providers/complete.ts";
@@ -135,7 +135,7 @@ class Invocation {
     return {
       target,
       model: languageModel(target, this.request.allowPrivateHooks === true),
-      messages: toModelMessages(prompt.messages, invalidInputs),
+      prompt: toProviderPrompt(prompt.messages, invalidInputs),
       config: prompt.llmConfig,
       mode,
       timeoutMs: this.request.timeouts?.providerMs ?? PROVIDER_TIMEOUT_MS,

@@ -1,4 +1,4 @@
-import type { AssistantContent, ModelMessage, UserContent } from "ai";
+import type { LanguageModelV3FilePart, LanguageModelV3Prompt, LanguageModelV3TextPart, LanguageModelV3ToolCallPart } from "@ai-sdk/provider";
 import type { WorkflowError } from "./errors.ts";
 
 /** Chat messages in the OpenAI shape, as prompts and `inputs.messages` carry them. */
@@ -71,48 +71,75 @@ function parseArguments(text: string): unknown {
   }
 }
 
-function userPart(part: ContentPart, fail: (message: string) => WorkflowError): Exclude<UserContent, string>[number] {
+/** `data:<media type>[;base64],<data>` as the provider interface takes it: base64 data and its media type. */
+function dataUrl(url: string): { data: string; mediaType: string } | null {
+  const match = /^data:([^;,]+)((?:;[^;,]+)*),(.*)$/s.exec(url);
+  if (!match) return null;
+  const base64 = match[2]!.split(";").includes("base64");
+  return { mediaType: match[1]!, data: base64 ? match[3]! : Buffer.from(decodeURIComponent(match[3]!)).toString("base64") };
+}
+
+function userPart(part: ContentPart, fail: (message: string) => WorkflowError): LanguageModelV3TextPart | LanguageModelV3FilePart {
   if (part.type === "text") return { type: "text", text: part.text ?? "" };
-  if (part.type === "image_url" && typeof part.image_url?.url === "string") return { type: "image", image: part.image_url.url };
+  if (part.type === "image_url" && typeof part.image_url?.url === "string") {
+    const url = part.image_url.url;
+    if (/^https?:\/\//i.test(url)) return { type: "file", mediaType: "image/*", data: new URL(url) };
+    const inline = dataUrl(url);
+    if (!inline) throw fail("image_url.url must be an http(s) URL or a data: URL");
+    return { type: "file", ...inline };
+  }
   if (part.type === "file" && typeof part.file?.file_data === "string") {
-    const mediaType = /^data:([^;,]+)/.exec(part.file.file_data)?.[1] ?? "application/octet-stream";
-    return { type: "file", data: part.file.file_data, mediaType, filename: part.file.filename };
+    const inline = dataUrl(part.file.file_data);
+    if (!inline) throw fail("file.file_data must be a data: URL");
+    return { type: "file", ...inline, filename: part.file.filename };
   }
   throw fail(`Unsupported message part type '${part.type}'`);
 }
 
-/** OpenAI-shaped messages to the AI SDK's; tool results find their tool's name from the earlier call. */
-export function toModelMessages(messages: ChatMessage[], fail: (message: string) => WorkflowError): ModelMessage[] {
+/**
+ * OpenAI-shaped messages as the AI SDK's provider interface takes them (what its `generateText` would hand
+ * the provider): empty text parts dropped, consecutive tool results in one message, and a tool result named
+ * after its tool from the earlier call.
+ */
+export function toProviderPrompt(messages: ChatMessage[], fail: (message: string) => WorkflowError): LanguageModelV3Prompt {
   const toolNames = new Map<string, string>();
-  return messages.map((message): ModelMessage => {
+  const prompt: LanguageModelV3Prompt = [];
+  for (const message of messages) {
     switch (message.role) {
       case "system":
       case "developer":
-        return { role: "system", content: textOf(message.content) };
+        prompt.push({ role: "system", content: textOf(message.content) });
+        break;
       case "user":
-        return {
+        prompt.push({
           role: "user",
-          content: Array.isArray(message.content) ? message.content.map((p) => userPart(p, fail)) : (message.content ?? ""),
-        };
+          content: Array.isArray(message.content)
+            ? message.content.map((p) => userPart(p, fail)).filter((p) => p.type !== "text" || p.text !== "")
+            : [{ type: "text", text: message.content ?? "" }],
+        });
+        break;
       case "assistant": {
-        const content: Exclude<AssistantContent, string> = [];
+        const content: (LanguageModelV3TextPart | LanguageModelV3ToolCallPart)[] = [];
         const text = textOf(message.content);
         if (text) content.push({ type: "text", text });
         for (const call of message.tool_calls ?? []) {
           toolNames.set(call.id, call.function.name);
           content.push({ type: "tool-call", toolCallId: call.id, toolName: call.function.name, input: parseArguments(call.function.arguments) });
         }
-        return { role: "assistant", content };
+        prompt.push({ role: "assistant", content });
+        break;
       }
       case "tool":
       case "function": {
         const toolCallId = message.tool_call_id ?? message.name ?? "";
         const toolName = toolNames.get(toolCallId) ?? message.name ?? "tool";
-        return {
-          role: "tool",
-          content: [{ type: "tool-result", toolCallId, toolName, output: { type: "text", value: textOf(message.content) } }],
-        };
+        const result = { type: "tool-result" as const, toolCallId, toolName, output: { type: "text" as const, value: textOf(message.content) } };
+        const last = prompt.at(-1);
+        if (last?.role === "tool") last.content.push(result);
+        else prompt.push({ role: "tool", content: [result] });
+        break;
       }
     }
-  });
+  }
+  return prompt;
 }

@@ -1,4 +1,4 @@
-import { generateText, type LanguageModel, type ModelMessage, streamText } from "ai";
+import { APICallError, type LanguageModelV3, type LanguageModelV3Content, type LanguageModelV3Prompt, type LanguageModelV3Usage } from "@ai-sdk/provider";
 import { upstreamFailed } from "../errors.ts";
 import type { LlmConfig } from "../llm-config.ts";
 import type { ToolCall } from "../messages.ts";
@@ -18,8 +18,8 @@ export interface Usage {
 
 export interface LlmCall {
   target: ModelTarget;
-  model: LanguageModel;
-  messages: ModelMessage[];
+  model: LanguageModelV3;
+  prompt: LanguageModelV3Prompt;
   config: LlmConfig;
   mode: PromptMode;
   timeoutMs: number;
@@ -36,23 +36,25 @@ export type LlmStreamEvent = { type: "delta"; text: string } | { type: "done"; r
 interface SdkToolCall {
   toolCallId: string;
   toolName: string;
-  input: unknown;
+  input: string;
 }
+
+/*
+ * Calls go to the AI SDK's provider models directly (`doGenerate`, `doStream`), as its `generateText` and
+ * `streamText` do underneath: those also validate the prompt with zod, clone it and run a tool loop on every
+ * call, about a third of a call's CPU against a fast provider, none of which a single call without tool
+ * execution needs. The prompt is built once by `toProviderPrompt`.
+ */
 
 export async function complete(call: LlmCall): Promise<LlmResult> {
   const signal = AbortSignal.timeout(call.timeoutMs);
   try {
-    const result = await generateText({
-      model: call.model,
-      messages: call.messages,
-      allowSystemInMessages: true,
-      abortSignal: signal,
-      ...callOptions(call.config, call.target),
-    });
+    const result = await withRetries(call, signal, () => call.model.doGenerate(options(call, signal)));
+    const text = result.content.filter((c) => c.type === "text").map((c) => c.text).join("");
     return {
-      outputs: shapeOutput(call, result.text, result.toolCalls),
+      outputs: shapeOutput(call, text, result.content.filter((c): c is Extract<LanguageModelV3Content, { type: "tool-call" }> => c.type === "tool-call")),
       usage: usageOf(result.usage),
-      finishReason: result.finishReason,
+      finishReason: result.finishReason.unified,
     };
   } catch (error) {
     throw providerFailure(error, call.target.provider, signal.aborted ? call.timeoutMs : null);
@@ -71,32 +73,53 @@ export async function* completeStream(call: LlmCall): AsyncGenerator<LlmStreamEv
   let usage: Usage | undefined;
   let finishReason: string | undefined;
   try {
-    const stream = streamText({
-      model: call.model,
-      messages: call.messages,
-      allowSystemInMessages: true,
-      abortSignal: signal,
-      onError: () => {},
-      ...callOptions(call.config, call.target),
-    });
-    for await (const part of stream.fullStream) {
+    const { stream } = await withRetries(call, signal, () => call.model.doStream(options(call, signal)));
+    const reader = stream.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const part = read.value;
       if (part.type === "text-delta") {
-        text += part.text;
-        yield { type: "delta", text: part.text };
+        if (part.delta === "") continue; // a provider's first chunk may carry the role alone
+        text += part.delta;
+        yield { type: "delta", text: part.delta };
       } else if (part.type === "tool-call") toolCalls.push(part);
       else if (part.type === "finish") {
-        usage = usageOf(part.totalUsage);
-        finishReason = part.finishReason;
+        usage = usageOf(part.usage);
+        finishReason = part.finishReason.unified;
       } else if (part.type === "error") throw part.error;
-      else if (part.type === "abort") throw signal.reason;
     }
+    if (signal.aborted) throw signal.reason;
   } catch (error) {
     throw fail(error);
   } finally {
     cancel.abort();
   }
-  if (timeout.aborted) throw fail(timeout.reason);
   yield { type: "done", result: { outputs: shapeOutput(call, text, toolCalls), usage, finishReason } };
+}
+
+const options = (call: LlmCall, signal: AbortSignal) => ({ ...callOptions(call.config, call.target), prompt: call.prompt, abortSignal: signal });
+
+/** Backoff before retry n (from 0) of a call the provider may answer if asked again: 2 s, 4 s, 8 s…, or its Retry-After. */
+const RETRY_BASE_MS = 2000;
+
+/**
+ * The call, tried again up to `retry_config.max_retries` times (0 by default) when the provider's error says
+ * trying again may help (429, 5xx, a reset connection), waiting as the provider asks or with backoff.
+ */
+async function withRetries<T>(call: LlmCall, signal: AbortSignal, attempt: () => PromiseLike<T>): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n >= (call.config.max_retries ?? 0) || signal.aborted || !APICallError.isInstance(error) || !error.isRetryable) throw error;
+      const waitMs = retryAfterMs(error) ?? RETRY_BASE_MS * 2 ** n;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
+function retryAfterMs(error: APICallError): number | undefined {
+  const seconds = Number(error.responseHeaders?.["retry-after"]);
+  return Number.isFinite(seconds) && seconds >= 0 && seconds <= 60 ? seconds * 1000 : undefined;
 }
 
 /**
@@ -107,7 +130,7 @@ function shapeOutput(call: LlmCall, text: string, sdkToolCalls: SdkToolCall[]): 
   const toolCalls: ToolCall[] = sdkToolCalls.map((c) => ({
     id: c.toolCallId,
     type: "function",
-    function: { name: c.toolName, arguments: typeof c.input === "string" ? c.input : JSON.stringify(c.input ?? {}) },
+    function: { name: c.toolName, arguments: c.input.trim() === "" ? "{}" : c.input },
   }));
   if (call.mode === "chat") {
     return { role: "assistant", content: text === "" && toolCalls.length > 0 ? null : text, ...(toolCalls.length > 0 && { tool_calls: toolCalls }) };
@@ -121,9 +144,9 @@ function shapeOutput(call: LlmCall, text: string, sdkToolCalls: SdkToolCall[]): 
   }
 }
 
-function usageOf(usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined): Usage | undefined {
-  if (!usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) return undefined;
-  const prompt = usage.inputTokens ?? 0;
-  const completion = usage.outputTokens ?? 0;
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: usage.totalTokens ?? prompt + completion };
+function usageOf(usage: LanguageModelV3Usage | undefined): Usage | undefined {
+  const prompt = usage?.inputTokens.total;
+  const completion = usage?.outputTokens.total;
+  if (prompt === undefined && completion === undefined) return undefined;
+  return { prompt_tokens: prompt ?? 0, completion_tokens: completion ?? 0, total_tokens: (prompt ?? 0) + (completion ?? 0) };
 }

@@ -1,7 +1,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import type { LanguageModel } from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { invalidParameters, invalidSecrets } from "../errors.ts";
 import { guardedFetch } from "../net/guarded-request.ts";
 import { knownProvider, type ProviderKind, providerForModelName } from "./catalog.ts";
@@ -68,7 +68,7 @@ function target(provider: string, model: string, modelId: string, secret: Provid
  * The model object for a target, made once and kept (a few dozen at most): a provider object is
  * stateless, and making one per call costs more than the call's own work against a fast provider.
  */
-export function languageModel(target: ModelTarget, allowPrivate: boolean): LanguageModel {
+export function languageModel(target: ModelTarget, allowPrivate: boolean): LanguageModelV3 {
   const key = JSON.stringify([target.kind, target.provider, target.model, target.apiKey, target.baseUrl ?? null, target.userBaseUrl, allowPrivate]);
   let model = models.get(key);
   if (!model) {
@@ -79,10 +79,10 @@ export function languageModel(target: ModelTarget, allowPrivate: boolean): Langu
   return model;
 }
 
-const models = new Map<string, LanguageModel>();
+const models = new Map<string, LanguageModelV3>();
 const MODEL_CACHE_SIZE = 64;
 
-function newLanguageModel(target: ModelTarget, allowPrivate: boolean): LanguageModel {
+function newLanguageModel(target: ModelTarget, allowPrivate: boolean): LanguageModelV3 {
   const fetch = target.userBaseUrl ? guardedFetch(allowPrivate) : undefined;
   const apiKey = target.apiKey || undefined;
   switch (target.kind) {

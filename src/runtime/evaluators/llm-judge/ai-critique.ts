@@ -1,7 +1,7 @@
 import { invalidInputs, invalidParameters } from "../../errors.ts";
 import { PROVIDER_TIMEOUT_MS } from "../../providers/complete.ts";
 import type { LlmConfig, ResponseFormat } from "../../llm-config.ts";
-import { toModelMessages } from "../../messages.ts";
+import { toProviderPrompt } from "../../messages.ts";
 import { complete } from "../../providers/complete.ts";
 import { languageModel, resolveModelTarget } from "../../providers/resolve.ts";
 import type { Evaluator } from "../context.ts";
@@ -31,7 +31,7 @@ export const aiCritique: Evaluator = async (context) => {
   const result = await complete({
     target,
     model: languageModel(target, request.allowPrivateHooks === true),
-    messages: toModelMessages(messages, invalidInputs),
+    prompt: toProviderPrompt(messages, invalidInputs),
     config,
     mode: "completion",
     timeoutMs: request.timeouts?.providerMs ?? PROVIDER_TIMEOUT_MS,
