@@ -1,4 +1,6 @@
-import { APICallError, type LanguageModelV3, type LanguageModelV3Content, type LanguageModelV3Prompt, type LanguageModelV3Usage } from "@ai-sdk/provider";
+import {
+  APICallError, type LanguageModelV3, type LanguageModelV3Content, type LanguageModelV3Prompt, type LanguageModelV3Usage,
+} from "@ai-sdk/provider";
 import { upstreamFailed } from "../errors.ts";
 import type { LlmConfig } from "../llm-config.ts";
 import type { ToolCall } from "../messages.ts";
@@ -52,7 +54,7 @@ export async function complete(call: LlmCall): Promise<LlmResult> {
     const result = await withRetries(call, signal, () => call.model.doGenerate(options(call, signal)));
     const text = result.content.filter((c) => c.type === "text").map((c) => c.text).join("");
     return {
-      outputs: shapeOutput(call, text, result.content.filter((c): c is Extract<LanguageModelV3Content, { type: "tool-call" }> => c.type === "tool-call")),
+      outputs: shapeOutput(call, text, result.content.filter(isToolCall)),
       usage: usageOf(result.usage),
       finishReason: result.finishReason.unified,
     };
@@ -96,9 +98,13 @@ export async function* completeStream(call: LlmCall): AsyncGenerator<LlmStreamEv
   yield { type: "done", result: { outputs: shapeOutput(call, text, toolCalls), usage, finishReason } };
 }
 
-const options = (call: LlmCall, signal: AbortSignal) => ({ ...callOptions(call.config, call.target), prompt: call.prompt, abortSignal: signal });
+const options = (call: LlmCall, signal: AbortSignal) => ({
+  ...callOptions(call.config, call.target), prompt: call.prompt, abortSignal: signal,
+});
 
-/** Backoff before retry n (from 0) of a call the provider may answer if asked again: 2 s, 4 s, 8 s…, or its Retry-After. */
+const isToolCall = (c: LanguageModelV3Content): c is Extract<LanguageModelV3Content, { type: "tool-call" }> => c.type === "tool-call";
+
+/** Backoff before retry n (from 0) of a call the provider may answer if asked again: 2 s, 4 s, 8 s… (or its Retry-After). */
 const RETRY_BASE_MS = 2000;
 
 /**
@@ -110,8 +116,9 @@ async function withRetries<T>(call: LlmCall, signal: AbortSignal, attempt: () =>
     try {
       return await attempt();
     } catch (error) {
-      if (n >= (call.config.max_retries ?? 0) || signal.aborted || !APICallError.isInstance(error) || !error.isRetryable) throw error;
-      const waitMs = retryAfterMs(error) ?? RETRY_BASE_MS * 2 ** n;
+      const retryable = APICallError.isInstance(error) && error.isRetryable;
+      if (!retryable || n >= (call.config.max_retries ?? 0) || signal.aborted) throw error;
+      const waitMs = retryAfterMs(error as APICallError) ?? RETRY_BASE_MS * 2 ** n;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
