@@ -1,4 +1,6 @@
-import type { LanguageModelV3FilePart, LanguageModelV3Prompt, LanguageModelV3TextPart, LanguageModelV3ToolCallPart } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3FilePart, LanguageModelV3Prompt, LanguageModelV3TextPart, LanguageModelV3ToolCallPart,
+} from "@ai-sdk/provider";
 import type { WorkflowError } from "./errors.ts";
 
 /** Chat messages in the OpenAI shape, as prompts and `inputs.messages` carry them. */
@@ -76,10 +78,13 @@ function dataUrl(url: string): { data: string; mediaType: string } | null {
   const match = /^data:([^;,]+)((?:;[^;,]+)*),(.*)$/s.exec(url);
   if (!match) return null;
   const base64 = match[2]!.split(";").includes("base64");
-  return { mediaType: match[1]!, data: base64 ? match[3]! : Buffer.from(decodeURIComponent(match[3]!)).toString("base64") };
+  const data = base64 ? match[3]! : Buffer.from(decodeURIComponent(match[3]!)).toString("base64");
+  return { mediaType: match[1]!, data };
 }
 
-function userPart(part: ContentPart, fail: (message: string) => WorkflowError): LanguageModelV3TextPart | LanguageModelV3FilePart {
+type Fail = (message: string) => WorkflowError;
+
+function userPart(part: ContentPart, fail: Fail): LanguageModelV3TextPart | LanguageModelV3FilePart {
   if (part.type === "text") return { type: "text", text: part.text ?? "" };
   if (part.type === "image_url" && typeof part.image_url?.url === "string") {
     const url = part.image_url.url;
@@ -101,7 +106,7 @@ function userPart(part: ContentPart, fail: (message: string) => WorkflowError): 
  * the provider): empty text parts dropped, consecutive tool results in one message, and a tool result named
  * after its tool from the earlier call.
  */
-export function toProviderPrompt(messages: ChatMessage[], fail: (message: string) => WorkflowError): LanguageModelV3Prompt {
+export function toProviderPrompt(messages: ChatMessage[], fail: Fail): LanguageModelV3Prompt {
   const toolNames = new Map<string, string>();
   const prompt: LanguageModelV3Prompt = [];
   for (const message of messages) {
@@ -133,7 +138,8 @@ export function toProviderPrompt(messages: ChatMessage[], fail: (message: string
       case "function": {
         const toolCallId = message.tool_call_id ?? message.name ?? "";
         const toolName = toolNames.get(toolCallId) ?? message.name ?? "tool";
-        const result = { type: "tool-result" as const, toolCallId, toolName, output: { type: "text" as const, value: textOf(message.content) } };
+        const output = { type: "text" as const, value: textOf(message.content) };
+        const result = { type: "tool-result" as const, toolCallId, toolName, output };
         const last = prompt.at(-1);
         if (last?.role === "tool") last.content.push(result);
         else prompt.push({ role: "tool", content: [result] });

@@ -178,12 +178,19 @@ describe("console: evaluations", () => {
 
   it("keeps the rows loaded with Load more while a live run refreshes its scenarios", async () => {
     const rows = Array.from({ length: 30 }, (_, i) => ({ data: { country: `Country ${i}`, answer: "-" } }));
-    const ts = (await server.api("POST", "/simple/testsets/", { testset: { slug: "thirty", data: { testcases: rows } } })).testset;
+    const testset = { slug: "thirty", data: { testcases: rows } };
+    const ts = (await server.api("POST", "/simple/testsets/", { testset })).testset;
     const pause = (await server.api("POST", "/simple/evaluators/", {
-      evaluator: { slug: "pause-2s", data: { uri: "agenta:custom:mock:v0", parameters: { key: "delay", kwargs: { seconds: 2, then: "pass" } } } },
+      evaluator: {
+        slug: "pause-2s",
+        data: { uri: "agenta:custom:mock:v0", parameters: { key: "delay", kwargs: { seconds: 2, then: "pass" } } },
+      },
     })).evaluator;
     const run = await server.api("POST", "/simple/evaluations/", {
-      evaluation: { name: "thirty", data: { testset_steps: [ts.revision_id], application_steps: [ids.appV2], evaluator_steps: [pause.revision_id] } },
+      evaluation: {
+        name: "thirty",
+        data: { testset_steps: [ts.revision_id], application_steps: [ids.appV2], evaluator_steps: [pause.revision_id] },
+      },
     });
     const { page } = browser;
     await signIn(page, server, `/evaluations/${run.evaluation.id}`);

@@ -162,14 +162,16 @@ describe("completion and chat through an OpenAI-compatible provider", () => {
 
   it("tries a failed call again when llm_config.retry_config.max_retries allows, and only then", async () => {
     // stub-500-once fails the first request for each question with a 500 and answers the next.
-    expect(await failure(completion("openai/stub-500-once", {}, { country: "Chile" }))).toMatchObject({ statusCode: 502 });
+    const once = "openai/stub-500-once";
+    expect(await failure(completion(once, {}, { country: "Chile" }))).toMatchObject({ statusCode: 502 });
     const before = stub.requests.length;
-    const result = await invokeWorkflow(completion("openai/stub-500-once", { retry_config: { max_retries: 1 } }, { country: "Peru" }));
+    const result = await invokeWorkflow(completion(once, { retry_config: { max_retries: 1 } }, { country: "Peru" }));
     expect(result.outputs).toMatch(/Peru/);
     expect(stub.requests.length - before).toBe(2);
     // A rejected key is not tried again.
     const rejected = stub.requests.length;
-    const badKey = { ...completion("gpt-4o", { retry_config: { max_retries: 2 } }), secrets: [{ provider: "openai", api_key: "sk-bad" }] };
+    const retried = completion("gpt-4o", { retry_config: { max_retries: 2 } });
+    const badKey = { ...retried, secrets: [{ provider: "openai", api_key: "sk-bad" }] };
     expect(await failure(badKey)).toMatchObject({ statusCode: 424 });
     expect(stub.requests.length - rejected).toBe(1);
   });

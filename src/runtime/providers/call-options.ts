@@ -1,8 +1,10 @@
-import type { JSONSchema7, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3ToolChoice, SharedV3ProviderOptions } from "@ai-sdk/provider";
+import type {
+  JSONSchema7, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3ToolChoice, SharedV3ProviderOptions,
+} from "@ai-sdk/provider";
 import type { LlmConfig, ResponseFormat, ToolChoice } from "../llm-config.ts";
 import type { ModelTarget } from "./resolve.ts";
 
-/** `llm_config` in the AI SDK provider interface's vocabulary: sampling settings, tools, output format, provider options. */
+/** `llm_config` in the AI SDK provider interface's terms: sampling settings, tools, output format, provider options. */
 export function callOptions(config: LlmConfig, target: ModelTarget): Omit<LanguageModelV3CallOptions, "prompt"> {
   const tools = toolList(config);
   return {

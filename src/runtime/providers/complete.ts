@@ -1,5 +1,6 @@
 import {
-  APICallError, type LanguageModelV3, type LanguageModelV3Content, type LanguageModelV3Prompt, type LanguageModelV3Usage,
+  APICallError, type LanguageModelV3, type LanguageModelV3Content, type LanguageModelV3Prompt,
+  type LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 import { upstreamFailed } from "../errors.ts";
 import type { LlmConfig } from "../llm-config.ts";
@@ -102,9 +103,10 @@ const options = (call: LlmCall, signal: AbortSignal) => ({
   ...callOptions(call.config, call.target), prompt: call.prompt, abortSignal: signal,
 });
 
-const isToolCall = (c: LanguageModelV3Content): c is Extract<LanguageModelV3Content, { type: "tool-call" }> => c.type === "tool-call";
+type ToolCallContent = Extract<LanguageModelV3Content, { type: "tool-call" }>;
+const isToolCall = (c: LanguageModelV3Content): c is ToolCallContent => c.type === "tool-call";
 
-/** Backoff before retry n (from 0) of a call the provider may answer if asked again: 2 s, 4 s, 8 s… (or its Retry-After). */
+/** Backoff before retry n (from 0) of a call the provider may answer if asked again: 2 s, 4 s, 8 s… */
 const RETRY_BASE_MS = 2000;
 
 /**
@@ -155,5 +157,6 @@ function usageOf(usage: LanguageModelV3Usage | undefined): Usage | undefined {
   const prompt = usage?.inputTokens.total;
   const completion = usage?.outputTokens.total;
   if (prompt === undefined && completion === undefined) return undefined;
-  return { prompt_tokens: prompt ?? 0, completion_tokens: completion ?? 0, total_tokens: (prompt ?? 0) + (completion ?? 0) };
+  const [input, output] = [prompt ?? 0, completion ?? 0];
+  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }
