@@ -126,13 +126,14 @@ describe("console: an artifact's timeline, diff and actions", () => {
   it("archives and unarchives the application and a variant, each after a confirmation", async () => {
     const { page } = browser;
     await signIn(page, server, `/applications/${app.id}`);
-    await page.getByRole("button", { name: "Archive application capitals" }).click();
+    await page.getByRole("button", { name: "Archive application capitals", exact: true }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Archive" }).click();
     await page.getByRole("heading", { level: 1, name: "Capitals" }).getByText("archived").waitFor();
     expect((await server.api("GET", `/applications/${app.id}`)).application.deleted_at).not.toBeNull();
-    await page.getByRole("button", { name: "Unarchive application capitals" }).click();
+    await page.getByRole("button", { name: "Unarchive application capitals", exact: true }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Unarchive" }).click();
-    await page.getByRole("button", { name: "Archive application capitals" }).waitFor();
+    // Exact: "Unarchive application capitals" also holds the words, and is on the page until the reload.
+    await page.getByRole("button", { name: "Archive application capitals", exact: true }).waitFor();
     expect((await server.api("GET", `/applications/${app.id}`)).application.deleted_at).toBeNull();
 
     const row = page.getByRole("row").filter({ hasText: "capitals.default" });
