@@ -190,6 +190,19 @@ describe("completion and chat through an OpenAI-compatible provider", () => {
     expect(await consume({ ...completion("openai/stub-hang"), timeouts: { providerMs: 300 } })).toMatchObject({ statusCode: 504 });
   });
 
+  it("cuts off a provider's answer past 32 MiB, whole or streamed, with a 502 naming the limit", async () => {
+    const whole = await failure(completion("openai/stub-huge"));
+    expect(whole).toMatchObject({ statusCode: 502 });
+    expect(whole.message).toMatch(/exceeds 33554432 bytes/);
+    let streamed: unknown = null;
+    try {
+      for await (const _ of streamWorkflow(completion("openai/stub-huge"))) { /* drain */ }
+    } catch (error) {
+      streamed = error;
+    }
+    expect(streamed).toMatchObject({ statusCode: 502 });
+  });
+
   it("answers 502 when the provider cannot be reached", async () => {
     const error = await failure({ ...completion("gpt-4o"), env: { OPENAI_API_KEY: "sk", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
     expect(error.statusCode).toBe(502);

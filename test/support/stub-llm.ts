@@ -7,7 +7,8 @@ import type { AddressInfo, Socket } from "node:net";
  * chosen) tool with `{"query": <last user message>}`; with a JSON response format it answers JSON
  * (for json_schema, one value per schema property). Special models: `stub-401`, `stub-403`,
  * `stub-429`, `stub-500` answer those statuses, `stub-hang` never answers, `stub-not-json` answers
- * plain text whatever the format, `stub-slow` streams its first word then pauses for 10 s. `stub-reset-once`
+ * plain text whatever the format, `stub-slow` streams its first word then pauses for 10 s, `stub-huge` answers
+ * (or streams) 40 MiB of text. `stub-reset-once`
  * and `stub-500-once` fail the first request for each user message (the connection closed without an
  * answer, or a 500) and answer the ones after it.
  * The key `sk-bad` is rejected with 401.
@@ -63,7 +64,8 @@ export async function startStubLlm(): Promise<StubLlm> {
       }
     }
 
-    const answer = answerFor(body);
+    const huge = body.model === "stub-huge";
+    const answer = huge ? { content: "x".repeat(40 * 1024 * 1024), finishReason: "stop" } : answerFor(body);
     const usage = { prompt_tokens: body.messages.length * 10, completion_tokens: (answer.content ?? "").split(/\s+/).filter(Boolean).length + 1 };
     const fullUsage = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
     const base = { id: "chatcmpl-stub", created: 1_700_000_000, model: body.model };
@@ -81,7 +83,7 @@ export async function startStubLlm(): Promise<StubLlm> {
     const chunk = (delta: unknown, finishReason: string | null = null) =>
       send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finishReason }] });
     chunk({ role: "assistant", content: "" });
-    const pieces = (answer.content ?? "").match(/\S+\s*|\s+/g) ?? [];
+    const pieces = (answer.content ?? "").match(huge ? /.{1,65536}/gs : /\S+\s*|\s+/g) ?? [];
     if (body.model === "stub-slow") {
       chunk({ content: pieces.shift() ?? "" });
       res.on("close", () => {

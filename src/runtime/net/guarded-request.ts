@@ -3,7 +3,7 @@ import http, { type IncomingMessage, type OutgoingHttpHeaders } from "node:http"
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { Readable } from "node:stream";
-import { forbiddenAddress } from "../errors.ts";
+import { forbiddenAddress, upstreamFailed } from "../errors.ts";
 import { classifyAddress } from "./address.ts";
 
 /**
@@ -18,6 +18,8 @@ export interface GuardedRequest {
   body?: string | Buffer;
   signal?: AbortSignal;
   allowPrivate: boolean;
+  /** Keep-alive connections, for URLs the operator configured; a guarded request always opens its own. */
+  agent?: http.Agent;
 }
 
 export function checkUrl(url: URL, allowPrivate: boolean): void {
@@ -59,20 +61,36 @@ export function sendRequest(url: URL, request: GuardedRequest): Promise<Incoming
       method: request.method,
       headers: request.headers,
       signal: request.signal,
-      agent: false,
-      ...(request.allowPrivate ? {} : { lookup: guardedLookup() }),
+      ...(request.allowPrivate ? { agent: request.agent ?? false } : { agent: false, lookup: guardedLookup() }),
     }, resolve);
     req.on("error", reject);
     req.end(request.body);
   });
 }
 
-/** A `fetch` over `sendRequest`, for the AI SDK when a provider's base URL comes from a user secret. */
-export function guardedFetch(allowPrivate: boolean): typeof fetch {
+/** The most a provider's answer may hold (a whole JSON answer, or everything an event stream sends). */
+export const PROVIDER_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+// Connections to the providers the operator configured stay open between calls (not to URLs from user secrets).
+const keptAlive: Record<string, http.Agent> = {
+  "http:": new http.Agent({ keepAlive: true }),
+  "https:": new https.Agent({ keepAlive: true }),
+};
+
+/**
+ * A `fetch` over `sendRequest` for the AI SDK's provider calls: guarded for a base URL from a user secret,
+ * kept alive for the operator's. Node's own fetch costs about twice the CPU of this per call (measured through
+ * the AI SDK against a loopback provider: 0.29–0.38 ms a call against 0.15 ms), and an evaluation makes one a
+ * testcase. A JSON answer is read whole and handed over in one piece; an event stream passes through as it comes.
+ * Either is cut off past `PROVIDER_MAX_RESPONSE_BYTES` (a 502).
+ */
+export function providerFetch(options: { allowPrivate: boolean; keepAlive: boolean }): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const body = init?.body;
-    if (body !== undefined && body !== null && typeof body !== "string") throw new TypeError("guardedFetch sends string bodies only");
+    if (body !== undefined && body !== null && typeof body !== "string") {
+      throw new TypeError("providerFetch sends string bodies only");
+    }
     const method = init?.method ?? "GET";
     const requestHeaders: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => {
@@ -83,16 +101,31 @@ export function guardedFetch(allowPrivate: boolean): typeof fetch {
       headers: requestHeaders,
       body: body ?? undefined,
       signal: init?.signal ?? undefined,
-      allowPrivate,
+      allowPrivate: options.allowPrivate,
+      agent: options.keepAlive ? keptAlive[url.protocol] : undefined,
     });
     const headers = new Headers();
     for (const [name, value] of Object.entries(res.headers)) {
       for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
     }
     const status = res.statusCode ?? 502;
-    const hasBody = method !== "HEAD" && status !== 204 && status !== 304;
-    if (!hasBody) res.resume();
-    return new Response(hasBody ? (Readable.toWeb(res) as ReadableStream<Uint8Array>) : null, { status, statusText: res.statusMessage, headers });
+    const meta = { status, statusText: res.statusMessage, headers };
+    if (method === "HEAD" || status === 204 || status === 304) {
+      res.resume();
+      return new Response(null, meta);
+    }
+    const tooLarge = () => upstreamFailed(`The provider's answer exceeds ${PROVIDER_MAX_RESPONSE_BYTES} bytes`);
+    if (!String(res.headers["content-type"]).startsWith("text/event-stream")) {
+      const payload = await readLimited(res, PROVIDER_MAX_RESPONSE_BYTES);
+      if (payload === null) throw tooLarge();
+      return new Response(payload as Uint8Array<ArrayBuffer>, meta);
+    }
+    let size = 0;
+    res.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > PROVIDER_MAX_RESPONSE_BYTES) res.destroy(tooLarge());
+    });
+    return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, meta);
   };
 }
 

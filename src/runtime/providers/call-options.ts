@@ -1,5 +1,6 @@
 import type {
-  JSONSchema7, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3ToolChoice, SharedV3ProviderOptions,
+  JSONSchema7, LanguageModelV3CallOptions, LanguageModelV3FunctionTool, LanguageModelV3ToolChoice,
+  SharedV3ProviderOptions,
 } from "@ai-sdk/provider";
 import type { LlmConfig, ResponseFormat, ToolChoice } from "../llm-config.ts";
 import type { ModelTarget } from "./resolve.ts";

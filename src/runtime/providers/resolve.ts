@@ -3,7 +3,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { invalidParameters, invalidSecrets } from "../errors.ts";
-import { guardedFetch } from "../net/guarded-request.ts";
+import { providerFetch } from "../net/guarded-request.ts";
 import { knownProvider, type ProviderKind, providerForModelName } from "./catalog.ts";
 
 /** A provider key for one call. A provider the catalog does not know is a custom, OpenAI-compatible one. */
@@ -82,8 +82,14 @@ export function languageModel(target: ModelTarget, allowPrivate: boolean): Langu
 const models = new Map<string, LanguageModelV3>();
 const MODEL_CACHE_SIZE = 64;
 
+/** What a target's calls go through: guarded for a base URL from a user secret, kept alive for the operator's. */
+export function targetFetch(target: ModelTarget, allowPrivate: boolean): typeof fetch {
+  const guarded = target.userBaseUrl;
+  return providerFetch(guarded ? { allowPrivate, keepAlive: false } : { allowPrivate: true, keepAlive: true });
+}
+
 function newLanguageModel(target: ModelTarget, allowPrivate: boolean): LanguageModelV3 {
-  const fetch = target.userBaseUrl ? guardedFetch(allowPrivate) : undefined;
+  const fetch = targetFetch(target, allowPrivate);
   const apiKey = target.apiKey || undefined;
   switch (target.kind) {
     case "openai":

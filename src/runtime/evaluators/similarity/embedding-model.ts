@@ -2,12 +2,11 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { EmbeddingModel } from "ai";
 import { invalidParameters } from "../../errors.ts";
-import { guardedFetch } from "../../net/guarded-request.ts";
-import type { ModelTarget } from "../../providers/resolve.ts";
+import { type ModelTarget, targetFetch } from "../../providers/resolve.ts";
 
 /** The embeddings counterpart of `languageModel`: same key, base URL and SSRF guard for user URLs. */
 export function embeddingModel(target: ModelTarget, allowPrivate: boolean): EmbeddingModel {
-  const fetch = target.userBaseUrl ? guardedFetch(allowPrivate) : undefined;
+  const fetch = targetFetch(target, allowPrivate);
   const apiKey = target.apiKey || undefined;
   switch (target.kind) {
     case "openai":
