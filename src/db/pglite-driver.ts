@@ -2,9 +2,16 @@ import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { joinCopyData, type Database, type Queryable } from "./database.ts";
+import { startMaintenance } from "./pglite-maintenance.ts";
 
-/** Embedded PostgreSQL: persisted in `dataDir`, or in memory when `dataDir` is null (tests). */
-export async function openPglite(dataDir: string | null): Promise<Database> {
+/** How often the embedded database's tables are checked for a VACUUM or an ANALYZE (it has no autovacuum). */
+const MAINTENANCE_MS = 60_000;
+
+/**
+ * Embedded PostgreSQL: persisted in `dataDir`, or in memory when `dataDir` is null (tests). Its tables are
+ * vacuumed and analyzed every `maintenanceMs` when they need it (`startMaintenance`).
+ */
+export async function openPglite(dataDir: string | null, options: { maintenanceMs?: number } = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   const pg = await PGlite.create(dataDir ?? undefined).catch((error) => {
@@ -33,6 +40,9 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
     sessions = turn.catch(() => {});
     return turn;
   }
+  const maintenance = startMaintenance(self, options.maintenanceMs ?? MAINTENANCE_MS, (error) => {
+    process.emitWarning(`Embedded database maintenance failed: ${(error as Error).message}`);
+  });
   return {
     driver: "pglite",
     query: self.query,
@@ -47,6 +57,7 @@ export async function openPglite(dataDir: string | null): Promise<Database> {
       await pg.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
     async close() {
+      await maintenance.stop();
       await pg.close();
       unlock();
     },

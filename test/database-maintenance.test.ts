@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Database } from "../src/db/database.ts";
+import { openPglite } from "../src/db/pglite-driver.ts";
+
+// The embedded database has no autovacuum: the driver's own maintenance takes its place.
+let db: Database;
+beforeAll(async () => {
+  db = await openPglite(null, { maintenanceMs: 200 });
+});
+afterAll(() => db.close());
+
+interface TableStats {
+  n_dead_tup: number;
+  n_mod_since_analyze: number;
+  last_vacuum: Date | null;
+  last_analyze: Date | null;
+}
+const stats = async () => (await db.query<TableStats>(
+  `SELECT n_dead_tup::int, n_mod_since_analyze::int, last_vacuum, last_analyze
+   FROM pg_stat_user_tables WHERE relname = 'churn'`,
+))[0];
+
+describe("embedded database maintenance", () => {
+  it("vacuums a table whose updates left dead rows, and analyzes a table that grew", async () => {
+    await db.query("CREATE TABLE churn (id int PRIMARY KEY, status text)");
+    await db.query("INSERT INTO churn SELECT g, 'queued' FROM generate_series(1, 2000) g");
+    for (let i = 0; i < 3; i++) {
+      await db.query("UPDATE churn SET status = CASE WHEN status = 'queued' THEN 'done' ELSE 'queued' END");
+    }
+    await expect.poll(async () => (await stats())?.last_vacuum, { timeout: 10_000 }).not.toBeNull();
+    expect(await stats()).toMatchObject({ n_dead_tup: 0, n_mod_since_analyze: 0 });
+
+    await db.query("CREATE TABLE grown (id int PRIMARY KEY)");
+    await db.query("INSERT INTO grown SELECT generate_series(1, 1000)");
+    await expect.poll(async () => (await db.query<{ last_analyze: Date | null }>(
+      "SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'grown'",
+    ))[0]?.last_analyze, { timeout: 10_000 }).not.toBeNull();
+    // An insert-only table has no dead rows: it is analyzed, not vacuumed.
+    const [grown] = await db.query("SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'grown'");
+    expect(grown).toEqual({ last_vacuum: null });
+  });
+});
