@@ -1,7 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
 import type { Queryable } from "../db/database.ts";
-import { fromJsonb } from "../db/jsonb-text.ts";
 import { complete, hasOpenJobs, type Job } from "../jobs/queue.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { workflows, type WorkflowData } from "../kinds/workflows.ts";
@@ -11,37 +10,28 @@ import { secretCipher } from "../secrets/cipher.ts";
 import { projectSecrets } from "../secrets/provider-secrets.ts";
 import { loadTestcases } from "../testsets/testcases.ts";
 import { findRevision } from "../versioning/revisions.ts";
-import { insertRows, type Row } from "./entity-table.ts";
 import { refreshMetrics } from "./metrics.ts";
 import { countBatch } from "./progress.ts";
-import { resultHash } from "./result-hash.ts";
-import type { RunStep } from "./run-steps.ts";
+import { cellHashes } from "./result-hash.ts";
+import { type Cell, cell, earlierResults, type EarlierResult, reusedCell } from "./cells.ts";
+import { insertRows, type Row } from "./entity-table.ts";
+import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
 import { results } from "./tables.ts";
 
 export interface BatchPayload {
   run_id: string;
   scenario_ids: string[];
+  /** Each scenario's testcase, when the plan queued the batch (a restarted run's batches read the input results). */
+  testcase_ids?: string[];
+  /** The plan found no earlier result for any cell of these scenarios: a cached run does not look them up again. */
+  fresh?: boolean;
 }
 
 interface RunRow {
   data: { steps: RunStep[]; repeats?: number; concurrency?: { batch_size?: number | null; max_retries?: number | null } | null };
   flags: { is_active?: boolean; is_closed?: boolean; is_cached?: boolean };
   created_by_id: string | null;
-}
-
-/** A cell of the run: one step of one scenario at one repeat, and what it produced. */
-interface Cell {
-  scenario_id: string;
-  step_key: string;
-  repeat_idx: number;
-  hash_id: string;
-  testcase_id: string;
-  status: "success" | "failure";
-  trace_id: string | null;
-  error: { message: string; type?: string; code?: number } | null;
-  flags: { is_reused?: boolean };
-  outputs: unknown;
 }
 
 export interface ExecuteOptions {
@@ -78,32 +68,29 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       }
       const steps = run.data.steps;
       const input = steps.find((s) => s.type === "input")!;
-      const app = steps.find((s) => s.type === "invocation") ?? null;
-      const graders = steps.filter((s) => s.type === "annotation" && s.origin !== "human");
-      const revisions = new Map<string, { data: WorkflowData; step: RunStep; revisionId: string; refs: Record<string, unknown> }>();
-      for (const step of [app, ...graders].filter((s): s is RunStep => s !== null)) {
-        const family = step.type === "invocation" ? "application" : "evaluator";
-        const revision = await pinnedRevision(db, scope, step.references[`${family}_revision`].id as string);
-        revisions.set(step.key, { data: revision.data, step, revisionId: revision.id, refs: step.references });
+      const { app, graders } = computedSteps(steps);
+      const revisions = new Map<string, { data: WorkflowData; refs: Record<string, unknown> }>();
+      for (const step of app ? [app, ...graders] : graders) {
+        const { data } = await pinnedRevision(db, scope, step.revisionId);
+        revisions.set(step.key, { data, refs: step.references });
       }
-      const testcaseOf = new Map(
-        (await db.query<{ scenario_id: string; testcase_id: string }>(
+      const testcaseOf = new Map(job.payload.testcase_ids
+        ? scenarioIds.map((id, i) => [id, job.payload.testcase_ids![i]!])
+        : (await db.query<{ scenario_id: string; testcase_id: string }>(
           "SELECT scenario_id, testcase_id FROM evaluation_results WHERE run_id = $1 AND step_key = $2 AND scenario_id = ANY($3::uuid[])",
           [runId, input.key, scenarioIds],
-        )).map((r) => [r.scenario_id, r.testcase_id]),
-      );
+        )).map((r) => [r.scenario_id, r.testcase_id]));
       const testcases = new Map((await loadTestcases(db, scope.projectId, [...new Set(testcaseOf.values())])).map((t) => [t.id, t]));
       const repeats = Math.max(1, run.data.repeats ?? 1);
-      const revisionOf = (step: RunStep) => revisions.get(step.key)!.revisionId;
       const work = scenarioIds.flatMap((scenarioId) => Array.from({ length: repeats }, (_, repeat) => {
         const testcaseId = testcaseOf.get(scenarioId) ?? null;
-        const appHash = app && testcaseId ? resultHash(revisionOf(app), testcaseId, repeat, null) : null;
-        const graderHashes = new Map(graders.map((g) => [g.key, testcaseId ? resultHash(revisionOf(g), testcaseId, repeat, appHash) : ""]));
-        return { scenarioId, repeat, testcaseId, appHash, graderHashes };
+        const hashes = testcaseId ? cellHashes(app, graders, testcaseId, repeat) : null;
+        return { scenarioId, repeat, testcaseId, hashes };
       }));
-      const reusable = run.flags.is_cached === true
-        ? await reusableCells(ctx, scope, work.flatMap((w) => [w.appHash, ...w.graderHashes.values()]).filter((h): h is string => !!h))
-        : new Map<string, Cell>();
+      const hashes = work.flatMap((w) => [...(w.hashes?.values() ?? [])]);
+      const reusable = run.flags.is_cached === true && !job.payload.fresh
+        ? await earlierResults(db, scope.projectId, hashes, { outputs: true, traces: ctx.traces })
+        : new Map<string, EarlierResult>();
       const secrets = await projectSecrets(db, scope, cipher);
       const invoke = (step: RunStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
         const r = revisions.get(step.key)!;
@@ -122,24 +109,24 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       const cells: Cell[] = [];
       const scenarioStatus = new Map<string, string>();
       const limit = Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency);
-      await eachLimited(work, limit, async ({ scenarioId, repeat, testcaseId, appHash, graderHashes }) => {
+      await eachLimited(work, limit, async ({ scenarioId, repeat, testcaseId, hashes }) => {
         if (signal.aborted) throw signal.reason;
         const testcase = testcaseId ? testcases.get(testcaseId) : undefined;
-        if (!testcaseId || !testcase) return;
+        if (!testcaseId || !testcase || !hashes) return;
         const inputs = (testcase.data ?? {}) as Record<string, unknown>;
         const testcaseRecord = { id: testcase.id, data: testcase.data };
         const compute = async (step: RunStep, hashId: string, outputs: unknown) => {
           const earlier = reusable.get(hashId);
-          if (earlier) return { ...earlier, scenario_id: scenarioId, step_key: step.key, repeat_idx: repeat, flags: { is_reused: true } };
+          if (earlier) return reusedCell(earlier, scenarioId, step.key, repeat);
           return cell(scenarioId, step.key, repeat, hashId, testcaseId, await invoke(step, inputs, outputs, testcaseRecord));
         };
         let upstream: Cell | null = null;
-        if (app) cells.push((upstream = await compute(app, appHash!, undefined)));
+        if (app) cells.push((upstream = await compute(app, hashes.get(app.key)!, undefined)));
         let ok = !upstream || upstream.status === "success";
         // Without an application, evaluators grade what the testcase holds as the output.
         const outputs = upstream ? upstream.outputs : (inputs.outputs ?? inputs.output ?? null);
         for (const grader of ok ? graders : []) {
-          const graded = await compute(grader, graderHashes.get(grader.key)!, outputs);
+          const graded = await compute(grader, hashes.get(grader.key)!, outputs);
           cells.push(graded);
           ok &&= graded.status === "success";
         }
@@ -168,33 +155,6 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       await finishIfDone(db, scope, runId);
     },
   };
-}
-
-const cell = (scenarioId: string, stepKey: string, repeat: number, hashId: string, testcaseId: string, o: RevisionOutcome): Cell => ({
-  scenario_id: scenarioId, step_key: stepKey, repeat_idx: repeat, hash_id: hashId, testcase_id: testcaseId,
-  status: o.ok ? "success" : "failure", trace_id: o.traceId, flags: {},
-  error: o.ok ? null : { message: o.error.message, type: o.error.type, code: o.error.statusCode },
-  outputs: o.ok ? o.outputs : null,
-});
-
-/**
- * The newest successful result in the project for each hash, with the outputs of its trace. A trace still
- * waiting in this process's trace writer is written first and the lookup made again, so no result is missed.
- */
-async function reusableCells(ctx: AppContext, scope: Scope, hashes: string[]): Promise<Map<string, Cell>> {
-  const lookup = () => ctx.db.query<Cell & { traced: boolean }>(
-    `SELECT DISTINCT ON (r.hash_id) r.hash_id, r.testcase_id, r.status, r.trace_id, r.error, t.outputs, t.trace_id IS NOT NULL AS traced
-     FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
-     WHERE r.project_id = $1 AND r.hash_id = ANY($2::uuid[]) AND r.status = 'success'
-     ORDER BY r.hash_id, r.created_at DESC`,
-    [scope.projectId, [...new Set(hashes)]],
-  );
-  let rows = await lookup();
-  if (rows.some((r) => !r.traced) && ctx.traces) {
-    await ctx.traces.flush();
-    rows = await lookup();
-  }
-  return new Map(rows.filter((r) => r.traced).map(({ traced: _, ...r }) => [r.hash_id, fromJsonb(r)]));
 }
 
 /** Pinned revisions, kept by id: a revision never changes, and every batch of a run reads the same few. */

@@ -29,12 +29,18 @@ export interface CountedCell {
 
 const COLUMNS = ["scenarios", "succeeded", "failed", "invoked", "reused", "failed_cells"] as const;
 
-/** Adds planned scenarios to a server-run evaluation's counters (created with its first plan). */
-export async function addPlannedScenarios(db: Queryable, runId: string, scenarios: number): Promise<void> {
+/**
+ * Adds planned scenarios to a server-run evaluation's counters (created with its first plan): those the plan
+ * stored done (`succeeded`, their cells `reused`) as well as those left to batches.
+ */
+export async function addPlannedScenarios(
+  db: Queryable, runId: string, planned: { scenarios: number; succeeded: number; reused: number },
+): Promise<void> {
   await db.query(
-    `INSERT INTO evaluation_progress (run_id, scenarios) VALUES ($1, $2)
-     ON CONFLICT (run_id) DO UPDATE SET scenarios = evaluation_progress.scenarios + excluded.scenarios`,
-    [runId, scenarios],
+    `INSERT INTO evaluation_progress AS p (run_id, scenarios, succeeded, reused) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (run_id) DO UPDATE SET scenarios = p.scenarios + excluded.scenarios,
+       succeeded = p.succeeded + excluded.succeeded, reused = p.reused + excluded.reused`,
+    [runId, planned.scenarios, planned.succeeded, planned.reused],
   );
 }
 

@@ -13,3 +13,22 @@ export function resultHash(revisionId: string, testcaseId: string, repeat: numbe
   b[8] = (b[8] & 0x3f) | 0x80;
   return uuidFromBytes(b.subarray(0, 16));
 }
+
+/** A step the server computes for each scenario, with the revision it pins. */
+export interface ComputedStep {
+  key: string;
+  revisionId: string;
+}
+
+/**
+ * The hashes of one scenario's cells at one repeat, by step key: the application's (when the run has one),
+ * then each evaluator's, which depends on it.
+ */
+export function cellHashes(
+  app: ComputedStep | null, graders: ComputedStep[], testcaseId: string, repeat: number,
+): Map<string, string> {
+  const appHash = app ? resultHash(app.revisionId, testcaseId, repeat, null) : null;
+  const hashes = new Map(app ? [[app.key, appHash!]] : []);
+  for (const g of graders) hashes.set(g.key, resultHash(g.revisionId, testcaseId, repeat, appHash));
+  return hashes;
+}

@@ -4,6 +4,7 @@ import { testsets } from "../kinds/testsets.ts";
 import { workflows } from "../kinds/workflows.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { findRevision } from "../versioning/revisions.ts";
+import type { ComputedStep } from "./result-hash.ts";
 
 /*
  * A simple evaluation names revisions; its run pins them as steps, as the reference builds them:
@@ -66,4 +67,17 @@ export function simpleSteps(steps: RunStep[] | null | undefined): Required<Simpl
     if (picked.length) out[family.field] = Object.fromEntries(picked.map((s) => [s.references[`${family.name}_revision`].id, s.origin]));
   }
   return out;
+}
+
+type PinnedStep = RunStep & ComputedStep;
+
+/** What the server computes for each scenario: the application step (if any), then the automatic evaluators. */
+export function computedSteps(steps: RunStep[]): { app: PinnedStep | null; graders: PinnedStep[] } {
+  const pinned = (step: RunStep) => {
+    const family = step.type === "invocation" ? "application" : "evaluator";
+    return { ...step, revisionId: step.references[`${family}_revision`].id };
+  };
+  const app = steps.find((s) => s.type === "invocation");
+  const graders = steps.filter((s) => s.type === "annotation" && s.origin !== "human");
+  return { app: app ? pinned(app) : null, graders: graders.map(pinned) };
 }

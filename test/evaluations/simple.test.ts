@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BATCH_QUEUE } from "../../src/evaluations/simple-evaluations.ts";
+import { countByStatus } from "../../src/jobs/queue.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 
 let server: TestServer;
@@ -100,8 +102,32 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     expect((await progress(first.evaluation.id)).cells).toMatchObject({ invoked: 6, reused: 0 });
 
     const again = await p.ok("POST", "/simple/evaluations/", { evaluation: { flags: { is_cached: true }, data: { testset_steps: [ts.revision_id], ...steps } } });
-    await finished(again.evaluation.id);
-    expect((await progress(again.evaluation.id)).cells).toMatchObject({ invoked: 0, reused: 6 });
+    // Every cell of every scenario had an earlier result: the plan stores the scenarios done, and the run
+    // ends with its metrics.
+    expect((await finished(again.evaluation.id)).data.status).toBe("success");
+    expect(await progress(again.evaluation.id)).toMatchObject({
+      scenarios: 3, succeeded: 3, cells: { invoked: 0, reused: 6 },
+    });
+    const batches = async (runId: string) => {
+      const byStatus = await countByStatus(server.db, BATCH_QUEUE, { run_id: runId });
+      return Object.values(byStatus).reduce((a, b) => a + b, 0);
+    };
+    expect(await batches(first.evaluation.id)).toBe(1);
+    expect(await batches(again.evaluation.id)).toBe(0);
+    const cellsOf = async (runId: string) => {
+      const { results } = await p.ok("POST", "/evaluations/results/query", { result: { run_id: runId } });
+      return results.filter((r: any) => r.hash_id).sort((a: any, b: any) => a.hash_id.localeCompare(b.hash_id));
+    };
+    const [earlier, reused] = [await cellsOf(first.evaluation.id), await cellsOf(again.evaluation.id)];
+    expect(reused.map((r: any) => [r.hash_id, r.trace_id, r.status, r.flags])).toEqual(
+      earlier.map((r: any) => [r.hash_id, r.trace_id, "success", { is_reused: true }]),
+    );
+    const scoreOf = async (runId: string) => {
+      const query = { metrics: { run_id: runId, scenario_ids: false } };
+      const { metrics } = await p.ok("POST", "/evaluations/metrics/query", query);
+      return metrics[0].data;
+    };
+    expect(await scoreOf(again.evaluation.id)).toEqual(await scoreOf(first.evaluation.id));
 
     const commit = await p.ok("POST", "/testsets/revisions/commit", {
       testset_revision_commit: { testset_id: ts.id, delta: { rows: { add: [{ data: { country: "Chile", answer: "Santiago" } }] } } },
@@ -111,6 +137,20 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     });
     const done = await finished(delta.evaluation.id);
     expect(await progress(done.id)).toMatchObject({ scenarios: 4, cells: { invoked: 2, reused: 6 } });
+    expect(await batches(done.id)).toBe(1); // the new testcase's scenario alone
+
+    // A new evaluator over the same application: its batch takes the application's earlier outputs and grades
+    // them.
+    const other = (await p.ok("POST", "/simple/evaluators/", {
+      evaluator: {
+        slug: "reuse-contains", data: { uri: "agenta:builtin:auto_contains:v0", parameters: { substring: "a" } },
+      },
+    })).evaluator;
+    const graded = await p.ok("POST", "/simple/evaluations/", { evaluation: { flags: { is_cached: true }, data: {
+      testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: [other.revision_id],
+    } } });
+    expect((await finished(graded.evaluation.id)).data.status).toBe("success");
+    expect(await progress(graded.evaluation.id)).toMatchObject({ scenarios: 3, cells: { invoked: 3, reused: 3 } });
 
     // Without the flag (the reference's default) nothing is reused.
     const fresh = await p.ok("POST", "/simple/evaluations/", { evaluation: { data: { testset_steps: [ts.revision_id], ...steps } } });
