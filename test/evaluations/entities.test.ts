@@ -74,6 +74,19 @@ describe("evaluation runs, as a client that drives its own evaluation writes the
     expect((await p.call("POST", "/evaluations/scenarios/", { scenarios: [{ run_id: run.id }] })).statusCode).toBe(200);
   });
 
+  it("deletes a run with everything under it: its scenarios, results and metrics", async () => {
+    const run = await newRun();
+    const [scenario] = (await p.ok("POST", `/simple/evaluations/${run.id}/scenarios/add`, { count: 1 })).scenarios;
+    const [result] = (await p.ok("POST", "/evaluations/results/", {
+      results: [{ run_id: run.id, scenario_id: scenario.id, step_key: "app", status: "success" }],
+    })).results;
+    await p.ok("POST", "/evaluations/metrics/", { metrics: [{ run_id: run.id, scenario_id: scenario.id, data: {} }] });
+    expect(await p.ok("DELETE", `/evaluations/runs/${run.id}`)).toEqual({ count: 1, run_id: run.id });
+    expect(await p.ok("GET", `/evaluations/scenarios/${scenario.id}`)).toEqual({ count: 0, scenario: null });
+    expect(await p.ok("GET", `/evaluations/results/${result.id}`)).toEqual({ count: 0, result: null });
+    expect((await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: run.id } })).metrics).toEqual([]);
+  });
+
   it("keeps scenarios inside their run, in creation order", async () => {
     const run = await newRun();
     const added = await p.ok("POST", `/simple/evaluations/${run.id}/scenarios/add`, { count: 3, timestamp: "2026-01-02T03:04:59Z" });
