@@ -1,4 +1,5 @@
 import { createOpenAI } from "@ai-sdk/openai";
+import { providerFetch } from "../src/runtime/net/guarded-request.ts";
 import type { Api } from "./api.ts";
 import type { Child } from "./processes.ts";
 import { failed, type Line } from "./report.ts";
@@ -88,7 +89,7 @@ const directCalls = (baseUrl: string, calls: number) => timeCalls(calls, async (
 
 /** The same calls through the AI SDK's provider model, as the server makes them: what a script calling the stub itself reaches. */
 function sdkCalls(baseUrl: string, calls: number): Promise<number> {
-  const model = createOpenAI({ apiKey: "sk-bench", baseURL: baseUrl }).chat("gpt-4o-mini");
+  const model = createOpenAI({ apiKey: "sk-bench", baseURL: baseUrl, fetch: providerFetch({ allowPrivate: true, keepAlive: true }) }).chat("gpt-4o-mini");
   const prompt = MESSAGES.map((m) => (m.role === "system" ? m : { role: m.role, content: [{ type: "text" as const, text: m.content }] }));
   return timeCalls(calls, () => model.doGenerate({ prompt }));
 }
@@ -119,7 +120,7 @@ async function throughputLine(name: string, api: Api, server: Child, llm: StubLl
     ratio: rate / directRate,
     target: "≥ 0.5",
     met: rate / directRate >= 0.5 && run.progress.status === "success",
-    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics, after a warm-up run of ${Math.ceil(rows / 10).toLocaleString("en-US")} testcases. Baseline: the same number of chat completions sent straight to the stub with fetch, ${CONCURRENCY} at a time, after as many warm-up calls. For scale, not the target: the same calls made through the AI SDK's provider model (doGenerate, as the server calls it) from the bench process ran at ${sdkRate.toFixed(0)} calls/s (the server reached ${(rate / sdkRate).toFixed(2)} of that, with an evaluator, traces and results on top). Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.${run.failures ? ` Failed results: ${run.failures}.` : ""}`,
+    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics, after a warm-up run of ${Math.ceil(rows / 10).toLocaleString("en-US")} testcases. Baseline: the same number of chat completions sent straight to the stub with fetch, ${CONCURRENCY} at a time, after as many warm-up calls. For scale, not the target: the same calls made through the AI SDK's provider model (doGenerate over the server's own fetch, as the server calls it) from the bench process ran at ${sdkRate.toFixed(0)} calls/s (the server reached ${(rate / sdkRate).toFixed(2)} of that, with an evaluator, traces and results on top). Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.${run.failures ? ` Failed results: ${run.failures}.` : ""}`,
   };
 }
 
@@ -158,7 +159,7 @@ async function rerunLine(
     ratio: again.ms / first.ms,
     target: "invocations = 10",
     met: calls === 10 && again.progress.status === "success",
-    note: `With flags.is_cached the run reuses every result whose (application revision, testcase, evaluator revision) it has already computed: ${again.progress.cells.reused} cells reused, ${again.progress.cells.invoked} invoked (the 10 new rows, application and evaluator). The run still writes a scenario and results for every testcase of the revision (the reused ones point at the earlier traces): the ratio is this run's time over the first run's.`,
+    note: `With flags.is_cached the run reuses every result whose (application revision, testcase, evaluator revision) it has already computed: ${again.progress.cells.reused} cells reused, ${again.progress.cells.invoked} invoked (the 10 new rows, application and evaluator). The plan stores a scenario whose every cell has an earlier result as done, its results pointing at the earlier traces, and queues batches for the other scenarios only (here the 10 new ones); it still writes a scenario and its results for every testcase of the revision. The ratio is this run's time over the first run's.`,
   };
 }
 
