@@ -321,15 +321,15 @@ describe("trace batches", () => {
       references: null, inputs: { n }, outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [], projectId,
     });
     const rows = Array.from({ length: 10 }, (_, n) => trace(n, other.id));
-    // A project that does not exist: the foreign key refuses this one row.
-    const orphan = trace(99, crypto.randomUUID());
+    // A trace without a status: the column's NOT NULL refuses this one row.
+    const refused = { ...trace(99, other.id), status: null as unknown as { code: number } };
     for (const [i, t] of rows.entries()) {
       writer.add({ projectId: t.projectId, userId: null }, t);
-      if (i === 4) writer.add({ projectId: orphan.projectId, userId: null }, orphan);
+      if (i === 4) writer.add({ projectId: refused.projectId, userId: null }, refused);
     }
     await writer.flush();
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ traceId: orphan.traceId });
+    expect(errors[0]).toMatchObject({ traceId: refused.traceId });
     for (const t of rows) expect((await other.ok("GET", `/traces/${t.traceId}`)).trace.inputs).toEqual(t.inputs);
   });
 });
