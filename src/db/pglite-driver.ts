@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { joinCopyData, type Database, type Queryable } from "./database.ts";
+import { initdbInChild, needsInitdb } from "./pglite-initdb.ts";
 import { startMaintenance } from "./pglite-maintenance.ts";
 
 /** How often the embedded database's tables are checked for a VACUUM or an ANALYZE (it has no autovacuum). */
@@ -14,10 +15,14 @@ const MAINTENANCE_MS = 60_000;
 export async function openPglite(dataDir: string | null, options: { maintenanceMs?: number } = {}): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
-  const pg = await PGlite.create(dataDir ?? undefined).catch((error) => {
+  let pg: PGlite;
+  try {
+    if (dataDir && needsInitdb(dataDir)) await initdbInChild(dataDir);
+    pg = await PGlite.create(dataDir ?? undefined);
+  } catch (error) {
     unlock();
     throw error;
-  });
+  }
   // Without parameters the simple protocol runs (it accepts several statements, as migrations need).
   const run = (q: Pick<PGlite, "query" | "exec">): Queryable => ({
     copyBytes: 2 * 1024 * 1024,
