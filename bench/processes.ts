@@ -3,7 +3,7 @@ import { openSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SERVER_NODE_FLAGS } from "../src/server-flags.ts";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "../src/server-flags.ts";
 
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -72,7 +72,7 @@ export async function startChild(script: string, env: Record<string, string>, lo
   const flags = script.endsWith("src/main.ts") ? SERVER_NODE_FLAGS : [];
   const child = spawn(process.execPath, [...flags, ...nodeArgs, script], {
     cwd: script.startsWith("bench/") ? ROOT : SERVER_ROOT,
-    env: { ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
+    env: { ...(flags.length > 0 && SERVER_ENV), ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", out, out],
   });
   const url = `http://127.0.0.1:${port}`;

@@ -11,3 +11,14 @@
  * collection (src/http/idle-collector.ts) instead of the reducer's repeated shrinking.
  */
 export const SERVER_NODE_FLAGS = ["--no-memory-reducer", "--expose-gc"];
+
+/**
+ * The environment a Tessera server starts with, passed where the flags are (and set by `npm start`).
+ *
+ * `MALLOC_MMAP_THRESHOLD_`: glibc's allocator serves a block over 128 KB from its own pages, which go back to
+ * the system when freed. By default the threshold rises after each such block is freed (up to 32 MB), so the
+ * buffers of a large upload land in the allocator's heap and stay there, fragmented: after a
+ * 1,000,000-row upload on the embedded database the process held about 100 MB more (820–870 against
+ * 720–740 MB), for the same upload time. Other C libraries ignore it.
+ */
+export const SERVER_ENV = { MALLOC_MMAP_THRESHOLD_: "131072" };

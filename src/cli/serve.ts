@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { SERVER_NODE_FLAGS } from "../server-flags.ts";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "../server-flags.ts";
 import { parseOptions, type Command } from "./command.ts";
 
 export const command: Command = {
@@ -19,9 +19,11 @@ gracefully.
 `,
   async run(args) {
     parseOptions(args, {});
-    // A child with the server's Node flags (they cannot be set from inside this process). The IPC
+    // A child with the server's Node flags and environment (they cannot be set from inside this process). The IPC
     // channel ends the child should this process die without forwarding a signal (SIGKILL).
-    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, fileURLToPath(new URL("../main.ts", import.meta.url))], { stdio: ["inherit", "inherit", "inherit", "ipc"] });
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, fileURLToPath(new URL("../main.ts", import.meta.url))], {
+      env: { ...SERVER_ENV, ...process.env }, stdio: ["inherit", "inherit", "inherit", "ipc"],
+    });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
     process.on("SIGTERM", forward).on("SIGINT", forward);
     const [code, signal] = (await once(child, "exit")) as [number | null, NodeJS.Signals | null];

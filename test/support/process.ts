@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { SERVER_NODE_FLAGS } from "../../src/server-flags.ts";
+import { SERVER_ENV, SERVER_NODE_FLAGS } from "../../src/server-flags.ts";
 import { checkFetchesAgainstOpenApi } from "./fetch-conformance.ts";
 
 /** The repository root: child processes run from here, as `npm start` would. */
@@ -66,7 +66,7 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string | undefined>, timeoutMs = 60_000, args = [...SERVER_NODE_FLAGS, "src/main.ts"]): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: childEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
+    env: childEnv({ ...SERVER_ENV, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const { output, done } = watchProcess(child, 10 * 60_000);
