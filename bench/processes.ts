@@ -72,7 +72,9 @@ export async function startChild(script: string, env: Record<string, string>, lo
   const flags = script.endsWith("src/main.ts") ? SERVER_NODE_FLAGS : [];
   const child = spawn(process.execPath, [...flags, ...nodeArgs, script], {
     cwd: script.startsWith("bench/") ? ROOT : SERVER_ROOT,
-    env: { ...(flags.length > 0 && SERVER_ENV), ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
+    env: {
+      ...(flags.length > 0 && SERVER_ENV), ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env,
+    },
     stdio: ["ignore", out, out],
   });
   const url = `http://127.0.0.1:${port}`;

@@ -17,9 +17,10 @@ export const needsInitdb = (dataDir: string) => !existsSync(join(dataDir, "PG_VE
 /** Creates the embedded database in `dataDir` in a child process; rejects with the child's error output. */
 export async function initdbInChild(dataDir: string): Promise<void> {
   const script = fileURLToPath(import.meta.url);
-  await promisify(execFile)(process.execPath, [script, dataDir], { maxBuffer: 1024 * 1024 }).catch((error: Error & { stderr?: string }) => {
-    throw new Error(`creating the embedded database in ${dataDir} failed: ${error.stderr?.trim() || error.message}`);
-  });
+  await promisify(execFile)(process.execPath, [script, dataDir], { maxBuffer: 1024 * 1024 })
+    .catch((error: Error & { stderr?: string }) => {
+      throw new Error(`creating the embedded database in ${dataDir} failed: ${error.stderr?.trim() || error.message}`);
+    });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
