@@ -3,7 +3,7 @@ import { bootstrapFirstRun, saveBootstrapKey } from "./accounts/bootstrap.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
 import { migrate } from "./db/migrate.ts";
-import { collectWhenIdle } from "./http/idle-collector.ts";
+import { collectWhenIdle, giveMemoryBack } from "./http/idle-collector.ts";
 import { openDatabaseAtStartup } from "./db/startup.ts";
 import { buildServer } from "./http/server.ts";
 
@@ -64,8 +64,7 @@ async function migrated(config: Config, db: Database): Promise<Database> {
   const applied = await migrate(db);
   if (applied.length === 0 || db.driver !== "pglite") return db;
   await db.close();
-  const gc = (globalThis as { gc?: (options: Record<string, string>) => void }).gc;
-  gc?.({ type: "major", execution: "sync", flavor: "last-resort" }); // the closed instance's memory goes back now
+  giveMemoryBack(); // the closed instance's memory goes back now, not at some later collection
   return openDatabaseAtStartup(config, say);
 }
 

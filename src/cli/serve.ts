@@ -19,9 +19,10 @@ gracefully.
 `,
   async run(args) {
     parseOptions(args, {});
-    // A child with the server's Node flags and environment (they cannot be set from inside this process). The IPC
-    // channel ends the child should this process die without forwarding a signal (SIGKILL).
-    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, fileURLToPath(new URL("../main.ts", import.meta.url))], {
+    // A child with the server's Node flags and environment (they cannot be set from inside this process).
+    // The IPC channel ends the child should this process die without forwarding a signal (SIGKILL).
+    const main = fileURLToPath(new URL("../main.ts", import.meta.url));
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, main], {
       env: { ...SERVER_ENV, ...process.env }, stdio: ["inherit", "inherit", "inherit", "ipc"],
     });
     const forward = (signal: NodeJS.Signals) => child.kill(signal);

@@ -12,9 +12,9 @@ import { loadTestcases } from "../testsets/testcases.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { refreshMetrics } from "./metrics.ts";
 import { countBatch } from "./progress.ts";
-import { cellHashes } from "./result-hash.ts";
 import { type Cell, cell, earlierResults, type EarlierResult, reusedCell } from "./cells.ts";
 import { insertRows, type Row } from "./entity-table.ts";
+import { cellHashes } from "./result-hash.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
 import { results } from "./tables.ts";
@@ -87,9 +87,9 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         const hashes = testcaseId ? cellHashes(app, graders, testcaseId, repeat) : null;
         return { scenarioId, repeat, testcaseId, hashes };
       }));
-      const hashes = work.flatMap((w) => [...(w.hashes?.values() ?? [])]);
+      const allHashes = work.flatMap((w) => [...(w.hashes?.values() ?? [])]);
       const reusable = run.flags.is_cached === true && !job.payload.fresh
-        ? await earlierResults(db, scope.projectId, hashes, { outputs: true, traces: ctx.traces })
+        ? await earlierResults(db, scope.projectId, allHashes, { outputs: true, traces: ctx.traces })
         : new Map<string, EarlierResult>();
       const secrets = await projectSecrets(db, scope, cipher);
       const invoke = (step: RunStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
