@@ -4,7 +4,7 @@ import type { TraceWriter } from "../traces/trace-writer.ts";
 import { invalidParameters, toWorkflowError, type WorkflowError } from "./errors.ts";
 import type { InvokeRequest } from "./invoke-request.ts";
 import { invokeWorkflow } from "./invoke.ts";
-import { newSpanId, newTraceId } from "./trace.ts";
+import { newSpanId, newTraceId, type Span } from "./trace.ts";
 
 /** One invocation of a stored workflow revision by the server itself (an evaluation step), traced like a client's. */
 export interface RevisionCall {
@@ -26,7 +26,7 @@ export type RevisionOutcome =
 export async function runRevision(traces: TraceWriter | undefined, call: RevisionCall): Promise<RevisionOutcome> {
   const ids = { traceId: newTraceId(), spanId: newSpanId() };
   const started = performance.now();
-  const record = (status: { code: number; type?: string; message?: string }, outputs: unknown, usage: unknown, spans: unknown[]) =>
+  const record = (status: { code: number; type?: string; message?: string }, outputs: unknown, usage: unknown, spans: Span[]) =>
     traces?.add(call.scope, {
       traceId: ids.traceId, spanId: ids.spanId, references: call.references, inputs: call.inputs, outputs, status,
       latencyMs: performance.now() - started, usage: usage ?? null, spans,

@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { toJsonbText } from "../db/jsonb-text.ts";
+import { packSpans } from "./stored-spans.ts";
 import type { InvocationRecord } from "./traces.ts";
 
 /**
@@ -30,7 +31,7 @@ export class TraceWriter {
   add(scope: Scope, t: InvocationRecord): void {
     this.#pending.push({
       trace_id: t.traceId, project_id: scope.projectId, span_id: t.spanId, refs: t.references, inputs: t.inputs, outputs: t.outputs,
-      status: t.status, latency_ms: t.latencyMs, usage: t.usage, spans: t.spans,
+      status: t.status, latency_ms: t.latencyMs, usage: t.usage, spans: packSpans(t, t.spans),
     });
     if (this.#pending.length >= this.#maxBatch) void this.flush();
     else this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);

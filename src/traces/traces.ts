@@ -2,6 +2,8 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { fromJsonb } from "../db/jsonb-text.ts";
 import { notFound } from "../errors.ts";
+import type { Span } from "../runtime/trace.ts";
+import { type TraceRow, unpackSpans } from "./stored-spans.ts";
 
 export interface InvocationRecord {
   traceId: string;
@@ -12,7 +14,7 @@ export interface InvocationRecord {
   status: { code: number; type?: string; message?: string };
   latencyMs: number;
   usage: unknown;
-  spans: unknown[];
+  spans: Span[];
 }
 
 export async function findTrace(db: Queryable, scope: Scope, traceId: string) {
@@ -22,7 +24,7 @@ export async function findTrace(db: Queryable, scope: Scope, traceId: string) {
     [scope.projectId, traceId],
   );
   if (!row) throw notFound(`Trace ${traceId} not found`);
-  return fromJsonb(row);
+  return stored(row);
 }
 
 /** The traces among `traceIds` that this project holds (unknown ids are left out), in the order asked. */
@@ -32,6 +34,12 @@ export async function findTraces(db: Queryable, scope: Scope, traceIds: string[]
      FROM traces WHERE project_id = $1 AND trace_id = ANY($2::text[])`,
     [scope.projectId, traceIds],
   );
-  const byId = new Map(rows.map((row) => [row.trace_id as string, fromJsonb(row)]));
+  const byId = new Map(rows.map((row) => [row.trace_id as string, stored(row)]));
   return [...new Set(traceIds)].flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+}
+
+/** A trace row as it was recorded: escapes undone, spans whole again. */
+function stored(row: Record<string, unknown>) {
+  const trace = fromJsonb(row) as Record<string, unknown> & TraceRow & { trace_id: string; spans: unknown[] | null };
+  return { ...trace, spans: trace.spans && unpackSpans(trace, trace.spans) };
 }
