@@ -1,8 +1,8 @@
 /*
  * Spans as the traces table stores them. A trace's spans repeat what its row already holds: every span
  * names the trace, the root span's inputs and outputs are the row's, and a task's outputs or a model call's
- * prompt are often the very values an earlier span recorded. An evaluation writes two traces a testcase, so
- * these repeats were about a third of what it wrote. A stored span leaves them out and names, in `same`, where
+ * prompt are often the very values an earlier span recorded. In an evaluation's traces (two a testcase) these
+ * repeats were about a third of the spans' text. A stored span leaves them out and names, in `same`, where
  * each one is: `{"outputs": "row.outputs", "prompt": "1.messages"}` (the row's column, or an earlier span's
  * attribute by its index). `unpackSpans` puts them back, so a trace reads exactly as it was recorded.
  */
@@ -22,16 +22,17 @@ const ROW_COLUMNS = ["inputs", "outputs", "usage"] as const;
 /** Shorter strings are stored as they are: naming where they are would save little or nothing. */
 const MIN_STRING = 16;
 
-const worthNaming = (value: unknown) =>
-  (typeof value === "object" && value !== null) || (typeof value === "string" && value.length >= MIN_STRING);
+const worthNaming = (value: unknown) => isObject(value) || (typeof value === "string" && value.length >= MIN_STRING);
 
 /**
- * The spans to store: the same objects, each without `trace_id` and without the attribute values found in the row
+ * The spans to store: each without `trace_id` and without the attribute values found in the row
  * or in an earlier span (objects by identity, strings by value), which its `same` names instead.
  */
 export function packSpans(row: TraceRow, spans: Span[]): unknown[] {
   const seen = new Map<unknown, string>();
-  for (const column of ROW_COLUMNS) if (worthNaming(row[column]) && !seen.has(row[column])) seen.set(row[column], `row.${column}`);
+  for (const column of ROW_COLUMNS) {
+    if (worthNaming(row[column]) && !seen.has(row[column])) seen.set(row[column], `row.${column}`);
+  }
   return spans.map((span, index) => {
     const attributes: Json = {};
     let same: Record<string, string> | undefined;
@@ -46,7 +47,8 @@ export function packSpans(row: TraceRow, spans: Span[]): unknown[] {
     }
     // Built field by field: a copy by rest and spread cost more than the bytes it saves.
     const { span_id, parent_id, name, type, start_time, end_time, duration_ms, status } = span;
-    return { span_id, parent_id, name, type, start_time, end_time, duration_ms, status, attributes, ...(same && { same }) };
+    const stored = { span_id, parent_id, name, type, start_time, end_time, duration_ms, status, attributes };
+    return same ? { ...stored, same } : stored;
   });
 }
 
@@ -73,8 +75,8 @@ function locate(row: TraceRow, spans: unknown[], where: string): unknown {
   return ((spans[Number(head)] as { attributes?: Json } | undefined)?.attributes ?? {})[name] ?? null;
 }
 
-const isSpan = (span: unknown): span is Json & { attributes: Json } =>
-  typeof span === "object" && span !== null && typeof (span as Json).attributes === "object" && (span as Json).attributes !== null;
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null;
+const isSpan = (span: unknown): span is Json & { attributes: Json } => isObject(span) && isObject(span.attributes);
 
 /** A span as `packSpans` stores it: no `trace_id` of its own. */
 const isStoredSpan = (span: unknown): span is Json & { attributes: Json; same?: Record<string, string> } =>
