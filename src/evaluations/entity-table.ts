@@ -47,13 +47,8 @@ export function toRecord(row: Row): Row {
  */
 export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, items: Row[], options: { returning?: boolean } = {}): Promise<Row[]> {
   if (items.length === 0) return [];
-  const columns = ["id", "project_id", "created_by_id", ...Object.keys(t.fields)];
-  const rows = items.map((item) => {
-    const row: Row = { id: uuidv7(), project_id: scope.projectId, created_by_id: scope.userId };
-    for (const [field, fallback] of Object.entries(t.fields)) row[field] = item[field] ?? fallback;
-    return row;
-  });
-  const list = columns.map(quote).join(", ");
+  const rows = newRows(scope, t, items);
+  const list = columnsOf(t).map(quote).join(", ");
   const upsert = t.slot
     ? `ON CONFLICT (${t.slot.columns.map(quote).join(", ")}) DO UPDATE SET
        ${t.slot.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(", ")},
@@ -65,6 +60,45 @@ export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, it
     [json(rows)],
   );
   return options.returning === false ? rows : stored.map(toRecord);
+}
+
+/**
+ * `insertRows` with `returning: false`, through COPY where the driver has it: for many rows that are all new (their
+ * ids are made here, and no slot of theirs can be taken yet), such as the scenarios and results an evaluation plans.
+ * PostgreSQL reads COPY's text a field at a time, where a JSON array of rows is parsed whole and then taken apart: on
+ * the embedded database, a re-run of 20,000 testcases whose cells were all reused (80,000 rows) took 3.4 s, not 4.4 s.
+ */
+export async function copyRows(db: Queryable, scope: Scope, t: EntityTable, items: Row[]): Promise<Row[]> {
+  if (!db.copyFrom) return insertRows(db, scope, t, items, { returning: false });
+  if (items.length === 0) return [];
+  const rows = newRows(scope, t, items);
+  const columns = columnsOf(t);
+  const lines = rows.map((row) => `${columns.map((c) => copyField(row[c], JSON_COLUMNS.has(c))).join("\t")}\n`);
+  await db.copyFrom(`COPY ${t.table} (${columns.map(quote).join(", ")}) FROM STDIN`, lines);
+  return rows;
+}
+
+const columnsOf = (t: EntityTable) => ["id", "project_id", "created_by_id", ...Object.keys(t.fields)];
+
+/** New rows for `items`: fresh ids, the caller's project and user, and each field's default where an item has none. */
+function newRows(scope: Scope, t: EntityTable, items: Row[]): Row[] {
+  return items.map((item) => {
+    const row: Row = { id: uuidv7(), project_id: scope.projectId, created_by_id: scope.userId };
+    for (const [field, fallback] of Object.entries(t.fields)) row[field] = item[field] ?? fallback;
+    return row;
+  });
+}
+
+/** The columns that are jsonb in every evaluation table. */
+const JSON_COLUMNS = new Set(["flags", "tags", "meta", "data", "error"]);
+const COPY_ESCAPES = /[\\\t\n\r]/g;
+const COPY_ESCAPE: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/** One field in COPY's text format: `\N` for null, JSON for a jsonb column, and backslash escapes. */
+function copyField(value: unknown, json: boolean): string {
+  if (value === null || value === undefined) return "\\N";
+  const text = json ? JSON.stringify(value) : value instanceof Date ? value.toISOString() : String(value);
+  return text.replace(COPY_ESCAPES, (c) => COPY_ESCAPE[c]!);
 }
 
 /** The caller's rows with these ids, in id order (missing ones are left out). */

@@ -6,7 +6,7 @@ import { testsets } from "../kinds/testsets.ts";
 import { idPages, type StoredIds } from "../testsets/chunk-lists.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { type Cell, earlierResults, reusedCell } from "./cells.ts";
-import { insertRows } from "./entity-table.ts";
+import { copyRows } from "./entity-table.ts";
 import { type BatchPayload, finishIfDone } from "./execute.ts";
 import { addPlannedScenarios } from "./progress.ts";
 import { cellHashes } from "./result-hash.ts";
@@ -102,13 +102,13 @@ async function planRows(
 ) {
   const found = run.cached ? await earlierCells(tx, scope, run, ids) : null;
   const done = (i: number) => found !== null && found[i]!.length > 0 && found[i]!.every((c) => c !== null);
-  const made = await insertRows(tx, scope, scenarios, ids.map((_, i) => ({
+  const made = await copyRows(tx, scope, scenarios, ids.map((_, i) => ({
     run_id: runId, status: done(i) ? "success" : "pending",
-  })), { returning: false });
-  await insertRows(tx, scope, results, made.flatMap((s, i) => [
+  })));
+  await copyRows(tx, scope, results, made.flatMap((s, i) => [
     { run_id: runId, scenario_id: s.id, step_key: stepKey, testcase_id: ids[i], status: "success" },
     ...(done(i) ? found![i]! : []).map((c) => ({ ...c!, run_id: runId, scenario_id: s.id })),
-  ]), { returning: false });
+  ]));
   const left = made.flatMap((s, i) => (done(i) ? [] : [i]));
   const batches = [];
   for (let at = 0; at < left.length; at += batchSize) {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { copyRows, fetchRows, insertRows, type Row } from "../../src/evaluations/entity-table.ts";
+import { scenarios } from "../../src/evaluations/tables.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 
 let server: TestServer;
@@ -223,5 +225,29 @@ describe("evaluation metrics", () => {
     expect(Object.keys(row.data).sort()).toEqual(["extra", "judge"]); // input steps are not aggregated
     expect(row.data.judge["attributes.ag.metrics.errors.cumulative"]).toMatchObject({ count: 2500, sum: 25 });
     expect(row.data.extra["attributes.ag.metrics.errors.cumulative"]).toMatchObject({ count: 3, sum: 0 });
+  });
+});
+
+describe("bulk rows (copyRows, as a plan stores its scenarios and results)", () => {
+  it("stores through COPY exactly what an insert stores, escapes and all", async () => {
+    const run = await newRun();
+    const scope = { projectId: p.id, userId: p.userId };
+    const awkward = { text: "tab\there, line\nbreak, cr\rreturn, back\\slash, \\N, quote \" é 🎉", list: [1, null, "\\t"] };
+    const items = [
+      { run_id: run.id, status: "success", tags: awkward, meta: "a \\ string\twith\ttabs" },
+      {
+        run_id: run.id, status: "odd\tstatus\r\nwith \\N and \\", flags: { is_reused: true },
+        timestamp: new Date("2026-01-02T03:04:05.678Z"), interval: 7,
+      },
+    ];
+    const copied = await copyRows(server.db, scope, scenarios, items);
+    const inserted = await insertRows(server.db, scope, scenarios, items, { returning: false });
+    const read = async (rows: Row[]) => (await fetchRows(server.db, scope, scenarios, rows.map((r) => r.id as string)))
+      .map(({ id: _, created_at: __, ...rest }) => rest);
+    expect(await read(copied)).toEqual(await read(inserted));
+    expect((await read(copied))[0]).toMatchObject({ tags: awkward, meta: "a \\ string\twith\ttabs", status: "success" });
+    expect((await read(copied))[1]).toMatchObject({
+      status: "odd\tstatus\r\nwith \\N and \\", flags: { is_reused: true }, timestamp: "2026-01-02T03:04:05.678Z", interval: 7,
+    });
   });
 });
