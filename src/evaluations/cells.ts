@@ -42,12 +42,16 @@ export async function earlierResults(
   db: Queryable, projectId: string, hashes: string[], options: { outputs: boolean; traces?: TraceWriter },
 ): Promise<Map<string, EarlierResult>> {
   if (hashes.length === 0) return new Map();
+  // One probe a hash for its newest result, however many runs have reused it since (migration 018).
   const lookup = () => db.query<EarlierResult & { traced: boolean }>(
-    `SELECT DISTINCT ON (r.hash_id) r.hash_id, r.testcase_id, r.status, r.trace_id, r.error,
+    `SELECT h.hash_id, r.testcase_id, r.status, r.trace_id, r.error,
        ${options.outputs ? "t.outputs," : ""} t.trace_id IS NOT NULL AS traced
-     FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
-     WHERE r.project_id = $1 AND r.hash_id = ANY($2::uuid[]) AND r.status = 'success'
-     ORDER BY r.hash_id, r.created_at DESC`,
+     FROM unnest($2::uuid[]) AS h (hash_id)
+     CROSS JOIN LATERAL (
+       SELECT testcase_id, status, trace_id, error FROM evaluation_results
+       WHERE project_id = $1 AND hash_id = h.hash_id AND status = 'success'
+       ORDER BY created_at DESC LIMIT 1) r
+     LEFT JOIN traces t ON t.project_id = $1 AND t.trace_id = r.trace_id`,
     [projectId, [...new Set(hashes)]],
   );
   let rows = await lookup();
