@@ -159,7 +159,7 @@ async function rerunLine(
     ratio: again.ms / first.ms,
     target: "invocations = 10",
     met: calls === 10 && again.progress.status === "success",
-    note: `With flags.is_cached the run reuses every result whose (application revision, testcase, evaluator revision) it has already computed: ${again.progress.cells.reused} cells reused, ${again.progress.cells.invoked} invoked (the 10 new rows, application and evaluator). The plan stores a scenario whose every cell has an earlier result as done, its results pointing at the earlier traces, and queues batches for the other scenarios only (here the 10 new ones); it still writes a scenario and its results for every testcase of the revision. The ratio is this run's time over the first run's.`,
+    note: `With flags.is_cached the run reuses every result whose (application revision, testcase, evaluator revision) it has already computed: ${again.progress.cells.reused} cells reused, ${again.progress.cells.invoked} invoked (the 10 new rows, application and evaluator). The plan stores a scenario whose every cell has an earlier result as done, its results pointing at the earlier traces, and queues batches for the other scenarios only (here the 10 new ones); it still writes a scenario and its results for every testcase of the revision, loaded with COPY, and looks each cell up with one index probe however many runs have reused it before. The ratio is this run's time over the first run's.`,
   };
 }
 
