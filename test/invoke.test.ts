@@ -66,28 +66,40 @@ describe("invoking applications through the hosted runtime", () => {
   });
 
   it("stores what a trace repeats once, and reads the trace back whole", async () => {
-    const res = await invokeAt("http://x/services/completion/v0", { data: { inputs: { country: "Chile" }, parameters: prompt("Capital of {{country}}?") } });
+    const parameters = prompt("Capital of {{country}}?");
+    const inputs = { country: "Chile" };
+    const res = await invokeAt("http://x/services/completion/v0", { data: { inputs, parameters } });
     const traceId = res.json().trace_id;
     const { trace } = await p.ok("GET", `/traces/${traceId}`);
     const [root, task, call] = trace.spans;
     for (const span of trace.spans) expect(span.trace_id).toBe(traceId);
-    expect(root.attributes).toMatchObject({ inputs: trace.inputs, outputs: "Capital of Chile?", usage: trace.usage, uri: "svc:builtin:completion:v0" });
-    expect(root.attributes.parameters).toEqual(prompt("Capital of {{country}}?"));
+    expect(root.attributes).toMatchObject({
+      inputs: trace.inputs, outputs: "Capital of Chile?", usage: trace.usage, uri: "svc:builtin:completion:v0",
+    });
+    expect(root.attributes.parameters).toEqual(parameters);
     expect(task.attributes.outputs).toBe("Capital of Chile?");
-    expect(task.attributes.messages).toEqual([{ role: "system", content: "You answer in one word." }, { role: "user", content: "Capital of Chile?" }]);
-    expect(call.attributes).toMatchObject({ prompt: task.attributes.messages, outputs: "Capital of Chile?", usage: trace.usage, model: "gpt-4o-mini" });
+    expect(task.attributes.messages).toEqual([
+      { role: "system", content: "You answer in one word." }, { role: "user", content: "Capital of Chile?" },
+    ]);
+    expect(call.attributes).toMatchObject({
+      prompt: task.attributes.messages, outputs: "Capital of Chile?", usage: trace.usage, model: "gpt-4o-mini",
+    });
     // Stored: no span repeats the trace id, the row's inputs, outputs and usage, or the prompt the task span holds.
     const [stored] = await server.db.query<{ spans: { trace_id?: string; same?: object; attributes: object }[] }>(
       "SELECT spans FROM traces WHERE trace_id = $1", [traceId],
     );
     expect(stored.spans.every((s) => !("trace_id" in s))).toBe(true);
-    expect(stored.spans[0]).toMatchObject({ same: { inputs: "row.inputs", outputs: "row.outputs", usage: "row.usage" } });
-    expect(stored.spans[2]).toMatchObject({ same: { prompt: "1.messages", outputs: "row.outputs", usage: "row.usage" } });
+    const fromRow = { outputs: "row.outputs", usage: "row.usage" };
+    expect(stored.spans[0]).toMatchObject({ same: { inputs: "row.inputs", ...fromRow } });
+    expect(stored.spans[2]).toMatchObject({ same: { prompt: "1.messages", ...fromRow } });
     expect(stored.spans[2].attributes).not.toHaveProperty("prompt");
   });
 
   it("reads traces stored before their spans were packed as they were stored", async () => {
-    const span = { trace_id: "a".repeat(32), span_id: "b".repeat(16), parent_id: null, name: "x", type: "workflow", attributes: { inputs: { q: "a question" } } };
+    const span = {
+      trace_id: "a".repeat(32), span_id: "b".repeat(16), parent_id: null, name: "x", type: "workflow",
+      attributes: { inputs: { q: "a question" } },
+    };
     await server.db.query(
       `INSERT INTO traces (trace_id, project_id, span_id, inputs, outputs, status, latency_ms, spans)
        VALUES ($1, $2, $3, $4, '"an answer"', '{"code": 200}', 1, $5)`,

@@ -13,6 +13,7 @@ import { invokeWorkflow, streamWorkflow, type StreamEvent, type WorkflowResult }
 import { encodeSse } from "../runtime/sse.ts";
 import { newSpanId, newTraceId, type Span } from "../runtime/trace.ts";
 import { secretCipher } from "../secrets/cipher.ts";
+import type { TraceStatus } from "../traces/traces.ts";
 import { projectSecrets, type ProviderSecret } from "../secrets/provider-secrets.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { formatUri, parseUri } from "../workflows/uri.ts";
@@ -140,7 +141,7 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     const started = performance.now();
     const inputs = body.data?.inputs ?? {};
     let references: Record<string, unknown> | null = null;
-    const record = async (status: { code: number; type?: string; message?: string }, outputs: unknown, result?: WorkflowResult, spans?: Span[]) =>
+    const record = async (status: TraceStatus, outputs: unknown, result?: WorkflowResult, spans?: Span[]) =>
       ctx.traces?.add(req.scope, {
         traceId: ids.traceId, spanId: ids.spanId, references, inputs, outputs, status,
         latencyMs: performance.now() - started, usage: result?.usage ?? null, spans: spans ?? result?.spans ?? [],
@@ -213,7 +214,10 @@ function asWorkflowError(error: unknown): WorkflowError {
 }
 
 /** Passes events through and stores the trace when the stream ends. */
-async function* recorded(events: AsyncGenerator<StreamEvent>, record: (status: { code: number; type?: string; message?: string }, outputs: unknown, result?: WorkflowResult, spans?: Span[]) => Promise<unknown>) {
+async function* recorded(
+  events: AsyncGenerator<StreamEvent>,
+  record: (status: TraceStatus, outputs: unknown, result?: WorkflowResult, spans?: Span[]) => Promise<unknown>,
+) {
   try {
     for await (const event of events) {
       if (event.type === "done") await record({ code: 200 }, event.result.outputs, event.result);

@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { WorkflowData } from "../kinds/workflows.ts";
+import type { TraceStatus } from "../traces/traces.ts";
 import type { TraceWriter } from "../traces/trace-writer.ts";
 import { invalidParameters, toWorkflowError, type WorkflowError } from "./errors.ts";
 import type { InvokeRequest } from "./invoke-request.ts";
@@ -26,7 +27,7 @@ export type RevisionOutcome =
 export async function runRevision(traces: TraceWriter | undefined, call: RevisionCall): Promise<RevisionOutcome> {
   const ids = { traceId: newTraceId(), spanId: newSpanId() };
   const started = performance.now();
-  const record = (status: { code: number; type?: string; message?: string }, outputs: unknown, usage: unknown, spans: Span[]) =>
+  const record = (status: TraceStatus, outputs: unknown, usage: unknown, spans: Span[]) =>
     traces?.add(call.scope, {
       traceId: ids.traceId, spanId: ids.spanId, references: call.references, inputs: call.inputs, outputs, status,
       latencyMs: performance.now() - started, usage: usage ?? null, spans,

@@ -5,13 +5,20 @@ import { notFound } from "../errors.ts";
 import type { Span } from "../runtime/trace.ts";
 import { type TraceRow, unpackSpans } from "./stored-spans.ts";
 
+/** How an invocation ended, as its trace records it: an HTTP-like code, and the error's type and message. */
+export interface TraceStatus {
+  code: number;
+  type?: string;
+  message?: string;
+}
+
 export interface InvocationRecord {
   traceId: string;
   spanId: string;
   references: Record<string, unknown> | null;
   inputs: unknown;
   outputs: unknown;
-  status: { code: number; type?: string; message?: string };
+  status: TraceStatus;
   latencyMs: number;
   usage: unknown;
   spans: Span[];

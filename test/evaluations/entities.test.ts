@@ -232,7 +232,9 @@ describe("bulk rows (copyRows, as a plan stores its scenarios and results)", () 
   it("stores through COPY exactly what an insert stores, escapes and all", async () => {
     const run = await newRun();
     const scope = { projectId: p.id, userId: p.userId };
-    const awkward = { text: "tab\there, line\nbreak, cr\rreturn, back\\slash, \\N, quote \" é 🎉", list: [1, null, "\\t"] };
+    const awkward = {
+      text: "tab\there, line\nbreak, cr\rreturn, back\\slash, \\N, quote \" é 🎉", list: [1, null, "\\t"],
+    };
     const items = [
       { run_id: run.id, status: "success", tags: awkward, meta: "a \\ string\twith\ttabs" },
       {
@@ -245,9 +247,11 @@ describe("bulk rows (copyRows, as a plan stores its scenarios and results)", () 
     const read = async (rows: Row[]) => (await fetchRows(server.db, scope, scenarios, rows.map((r) => r.id as string)))
       .map(({ id: _, created_at: __, ...rest }) => rest);
     expect(await read(copied)).toEqual(await read(inserted));
-    expect((await read(copied))[0]).toMatchObject({ tags: awkward, meta: "a \\ string\twith\ttabs", status: "success" });
-    expect((await read(copied))[1]).toMatchObject({
-      status: "odd\tstatus\r\nwith \\N and \\", flags: { is_reused: true }, timestamp: "2026-01-02T03:04:05.678Z", interval: 7,
+    const [first, second] = await read(copied);
+    expect(first).toMatchObject({ tags: awkward, meta: "a \\ string\twith\ttabs", status: "success" });
+    expect(second).toMatchObject({
+      status: "odd\tstatus\r\nwith \\N and \\", flags: { is_reused: true },
+      timestamp: "2026-01-02T03:04:05.678Z", interval: 7,
     });
   });
 });
