@@ -3,7 +3,9 @@ import type { Queryable } from "../db/database.ts";
 import { fromJsonb } from "../db/jsonb-text.ts";
 import { badRequest, notFound } from "../errors.ts";
 import { canonicalJson } from "../testsets/canonical-json.ts";
+import { runRows } from "./run-chunks.ts";
 import type { RunStep } from "./run-steps.ts";
+import { results } from "./tables.ts";
 
 /*
  * Runs compared side by side. Steps are matched by what they run (the application or evaluator
@@ -104,8 +106,8 @@ function headline(m: Metric): number | null {
 async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], stepArtifact: Map<string, Map<string, string>>, limit: number) {
   const rows = await db.query<{ run_id: string; testcase_id: string; step_key: string; status: string; outputs: unknown }>(
     `SELECT r.run_id, r.testcase_id, r.step_key, r.status, t.outputs
-     FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
-     WHERE r.project_id = $1 AND r.run_id = ANY($2::uuid[]) AND r.testcase_id IS NOT NULL AND r.hash_id IS NOT NULL
+     FROM ${runRows(results, "$2::uuid[]")} r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
+     WHERE r.project_id = $1 AND r.testcase_id IS NOT NULL AND r.hash_id IS NOT NULL
        AND r.repeat_idx = 0
      ORDER BY r.testcase_id, r.run_id`,
     [scope.projectId, runIds],

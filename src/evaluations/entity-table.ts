@@ -5,6 +5,7 @@ import { uuidv7 } from "../ids/uuid-v7.ts";
 import { matchMetadata, type MetadataFilter } from "../versioning/filters.ts";
 import { Conditions } from "../versioning/sql.ts";
 import { applyWindow, page, type Windowing } from "../versioning/windowing.ts";
+import { linkable, runRows } from "./run-chunks.ts";
 
 /*
  * Runs, scenarios, results and metrics are plain rows of the caller's project with the same life:
@@ -168,7 +169,10 @@ export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, fil
   matchMetadata(where, "r", { flags, tags, meta, name: "name" in t.fields ? name : null });
   const window = { ...windowing, order: windowing?.order ?? t.order };
   const { tail, limit } = applyWindow(where, "r.id", window, "r.created_at");
-  const rows = await db.query<Row & { id: string }>(`SELECT * FROM ${t.table} AS r WHERE ${where} ${tail}`, where.params);
+  // A run's scenarios and results include those of the chunks it links.
+  const runIds = filter?.run_id ? [filter.run_id] : filter?.run_ids;
+  const from = linkable(t) && Array.isArray(runIds) ? runRows(t, `${where.param(runIds)}::uuid[]`) : t.table;
+  const rows = await db.query<Row & { id: string }>(`SELECT * FROM ${from} AS r WHERE ${where} ${tail}`, where.params);
   const { items, windowing: next } = page(rows, limit, window);
   return { items: items.map(toRecord), windowing: next };
 }

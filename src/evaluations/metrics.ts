@@ -3,8 +3,9 @@ import type { Queryable } from "../db/database.ts";
 import { fromJsonb } from "../db/jsonb-text.ts";
 import { insertRows, type Row } from "./entity-table.ts";
 import { MetricStats, typeOf } from "./metric-stats.ts";
+import { linkedChunks, runRows } from "./run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
-import { metrics } from "./tables.ts";
+import { metrics, results } from "./tables.ts";
 
 /*
  * Metrics are aggregates of a run's results, stored under the reference's metric keys so that its
@@ -71,7 +72,8 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
 
 /**
  * The results to aggregate, with their traces: a scenario's few at once; a run's step by step, a page at a
- * time in id order (the run's results index is (run_id, step_key, id)), so each page reads only its own rows.
+ * time in id order (the run's results index is (run_id, step_key, id)), so each page reads only its own rows;
+ * then those of each chunk the run links, a chunk at a time (found by scenario id in the results' unique index).
  */
 async function* resultPages(
   db: Queryable, runId: string, scenarioId: string | null, wanted: (stepKey: string) => boolean,
@@ -82,8 +84,8 @@ async function* resultPages(
   const columns = "id, project_id, step_key, status, error, trace_id";
   if (scenarioId) {
     const rows = await db.query<ResultRow>(
-      withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND scenario_id = $2`),
-      [runId, scenarioId],
+      withTraces(`SELECT ${columns} FROM ${runRows(results, "$1::uuid[]")} x WHERE scenario_id = $2`),
+      [[runId], scenarioId],
     );
     for (const row of rows) if (wanted(row.step_key)) yield fromJsonb(row); // trace outputs may carry escaped NULs
     return;
@@ -98,6 +100,16 @@ async function* resultPages(
       for (const row of rows) yield fromJsonb(row);
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1].id;
+    }
+  }
+  for (const chunk of await linkedChunks(db, runId)) {
+    const rows = await db.query<ResultRow>(
+      withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND scenario_id BETWEEN $2 AND $3`),
+      [chunk.source_run_id, chunk.first_id, chunk.last_id],
+    );
+    for (const row of rows) {
+      if (row.step_key === chunk.source_step_key) continue; // the testcase's input
+      if (wanted(row.step_key)) yield fromJsonb(row);
     }
   }
 }

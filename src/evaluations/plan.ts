@@ -3,13 +3,15 @@ import type { Database, Queryable } from "../db/database.ts";
 import { complete, enqueue, type Job, savePayload } from "../jobs/queue.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { testsets } from "../kinds/testsets.ts";
-import { idPages, type StoredIds } from "../testsets/chunk-lists.ts";
+import { loadLeaves, type StoredIds, unpackIds } from "../testsets/chunk-lists.ts";
+import { type Leaf, readChunks } from "../testsets/chunks.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { type Cell, earlierResults, reusedCell } from "./cells.ts";
 import { copyRows } from "./entity-table.ts";
 import { type BatchPayload, finishIfDone } from "./execute.ts";
 import { addPlannedScenarios } from "./progress.ts";
 import { cellHashes } from "./result-hash.ts";
+import { addChunks, type ChunkRows, type ChunkShape, chunkShape, completeChunks } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
 import { results, scenarios } from "./tables.ts";
@@ -21,6 +23,8 @@ import { results, scenarios } from "./tables.ts";
 const PLAN_ROWS = 1000;
 /** Testcases planned a transaction: the embedded database serves nothing else while one is open. */
 const PLAN_CHUNK = 5000;
+/** Leaves looked at a transaction: a linked leaf writes one row, so a re-run links many a transaction. */
+const LINK_LEAVES = 256;
 
 export interface PlanPayload {
   run_id: string;
@@ -38,11 +42,12 @@ interface PlanRun {
 /**
  * Plans a server-run evaluation: one scenario per testcase of each pinned testset revision (its input
  * result names the testcase), and one batch job per `batchSize` scenarios. In a cached run
- * (`flags.is_cached`), a scenario whose every cell has an earlier result is stored done, with those
- * results, and needs no batch: a re-run after a small commit runs batches for the new testcases only.
- * The testcases are planned `PLAN_CHUNK` at a time, each chunk in one transaction with the plan's position
- * (its job's payload), so a plan cut short goes on where it stopped and plans every testcase exactly once;
- * batches of the first chunks run while the rest is planned, and no transaction holds the embedded database
+ * (`flags.is_cached`), a leaf chunk of the revision that an earlier run with the same steps completed is linked,
+ * not planned (run-chunks.ts); a scenario whose every cell has an earlier result is stored done, with those
+ * results, and needs no batch: a re-run after a small commit writes rows and runs batches for the chunks that
+ * changed, and invokes only the new testcases. The plan goes a few thousand testcases a transaction, each with the
+ * plan's position (its job's payload), so a plan cut short goes on where it stopped and plans every testcase exactly
+ * once; batches of the first chunks run while the rest is planned, and no transaction holds the embedded database
  * for long.
  */
 export function planHandler(db: Database, batchSize: number): JobHandler<PlanPayload> {
@@ -55,22 +60,19 @@ export function planHandler(db: Database, batchSize: number): JobHandler<PlanPay
       const scope = { projectId: job.projectId!, userId: first?.created_by_id ?? null };
       for (const step of first?.active ? first.data.steps.filter((s) => s.type === "input") : []) {
         const revision = await findRevision(db, scope, testsets, { id: step.references.testset_revision.id });
+        const leaves = await loadLeaves(db, scope.projectId, revision.data as StoredIds | null);
+        const total = leaves.reduce((n, l) => n + l.count, 0);
+        const shape = chunkShape(first!.data);
         for (let more = true; more;) {
           more = await db.transaction(async (tx) => {
             const [run] = await tx.query<PlanRun>(`${RUN} FOR UPDATE`, [runId, job.projectId]);
             if (!run?.active) return false; // stopped while planning
             const from = planned[step.key] ?? 0;
-            let count = 0;
-            for await (const page of idPages(tx, scope.projectId, revision.data as StoredIds | null, from, PLAN_CHUNK)) {
-              for (let at = 0; at < page.length; at += PLAN_ROWS) {
-                await planRows(tx, scope, run, runId, step.key, page.slice(at, at + PLAN_ROWS), batchSize);
-              }
-              count += page.length;
-            }
-            planned[step.key] = from + count;
+            const plan: LeafPlan = { scope, run, runId, stepKey: step.key, shape, batchSize };
+            planned[step.key] = from + (await planLeaves(tx, plan, leaves, from));
             await tx.query("UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'queued'", [runId]);
             if (!(await savePayload(tx, job, { ...job.payload, planned }))) throw new Error("the plan's lease was lost");
-            return count === PLAN_CHUNK;
+            return planned[step.key]! < total;
           });
         }
       }
@@ -93,13 +95,80 @@ const RUN = `SELECT data, created_by_id, coalesce((flags->>'is_active')::boolean
     coalesce((flags->>'is_cached')::boolean, false) AS cached
   FROM evaluation_runs WHERE id = $1 AND project_id = $2`;
 
+interface LeafPlan {
+  scope: Scope;
+  run: PlanRun;
+  runId: string;
+  stepKey: string;
+  shape: ChunkShape | null;
+  batchSize: number;
+}
+
 /**
- * Scenarios for these testcases, their input results, their batch jobs, and the run's counters. A cached
- * run's scenario whose cells all have earlier results is stored as done, with them, instead of batched.
+ * Plans the leaves from position `from`, up to `PLAN_CHUNK` testcases of scenarios (and any number of linked
+ * leaves among the next `LINK_LEAVES`); returns how many testcases it covered. Each leaf planned whole is recorded
+ * as a chunk of the run. A position inside a leaf (a plan saved before plans went by leaves) plans the rest of that
+ * leaf without recording it.
  */
-async function planRows(
-  tx: Queryable, scope: Scope, run: PlanRun, runId: string, stepKey: string, ids: string[], batchSize: number,
-) {
+async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: number): Promise<number> {
+  const { scope, run, runId, shape } = plan;
+  let first = 0;
+  let at = 0;
+  while (first < leaves.length && at + leaves[first]!.count <= from) at += leaves[first++]!.count;
+  const window = leaves.slice(first, first + LINK_LEAVES);
+  const skip = from - at;
+  const sources = shape && run.cached
+    ? await completeChunks(tx, scope.projectId, shape.signature, window.slice(skip ? 1 : 0).map((l) => l.hash))
+    : new Map<string, ChunkRows>();
+  const linked: (ChunkRows & { chunk: string })[] = [];
+  const fresh: { leaf: Leaf; skip: number }[] = [];
+  let rows = 0;
+  let covered = 0;
+  for (const [i, leaf] of window.entries()) {
+    if (rows >= PLAN_CHUNK) break;
+    const planned = i === 0 ? skip : 0;
+    const source = planned ? undefined : sources.get(leaf.hash);
+    if (source) linked.push({ chunk: leaf.hash, ...source });
+    else {
+      fresh.push({ leaf, skip: planned });
+      rows += leaf.count - planned;
+    }
+    covered += leaf.count - planned;
+  }
+  const bytes = await readChunks(tx, scope.projectId, fresh.map((f) => f.leaf.hash));
+  const ids = fresh.flatMap((f) => unpackIds(bytes.get(f.leaf.hash)!).slice(f.skip));
+  const made: string[] = [];
+  for (let i = 0; i < ids.length; i += PLAN_ROWS) made.push(...(await planRows(tx, plan, ids.slice(i, i + PLAN_ROWS))));
+  if (shape) {
+    // Scenario ids are made in increasing order, so each leaf's scenarios are the range from its first to its last.
+    const own: (ChunkRows & { chunk: string })[] = [];
+    let offset = 0;
+    for (const f of fresh) {
+      const count = f.leaf.count - f.skip;
+      if (!f.skip && count > 0) {
+        own.push({
+          chunk: f.leaf.hash, source_run_id: runId, source_step_key: plan.stepKey, first_id: made[offset]!, last_id: made[offset + count - 1]!, count,
+          cells: count * shape.cells,
+        });
+      }
+      offset += count;
+    }
+    await addChunks(tx, scope.projectId, runId, plan.stepKey, shape.signature, [...linked, ...own]);
+  }
+  const scenarios = linked.reduce((n, c) => n + c.count, 0);
+  if (scenarios > 0) {
+    await addPlannedScenarios(tx, runId, { scenarios, succeeded: scenarios, reused: linked.reduce((n, c) => n + c.cells, 0) });
+  }
+  return covered;
+}
+
+/**
+ * Scenarios for these testcases, their input results, their batch jobs, and the run's counters; returns the new
+ * scenarios' ids, in the order of `ids`. A cached run's scenario whose cells all have earlier results is stored as
+ * done, with them, instead of batched.
+ */
+async function planRows(tx: Queryable, plan: LeafPlan, ids: string[]): Promise<string[]> {
+  const { scope, run, runId, stepKey, batchSize } = plan;
   const found = run.cached ? await earlierCells(tx, scope, run, ids) : null;
   const done = (i: number) => found !== null && found[i]!.length > 0 && found[i]!.every((c) => c !== null);
   const made = await copyRows(tx, scope, scenarios, ids.map((_, i) => ({
@@ -124,6 +193,7 @@ async function planRows(
   await enqueue(tx, batches);
   const reused = ids.reduce((n, _, i) => n + (done(i) ? found![i]!.length : 0), 0);
   await addPlannedScenarios(tx, runId, { scenarios: made.length, succeeded: made.length - left.length, reused });
+  return made.map((s) => s.id as string);
 }
 
 /**

@@ -124,11 +124,17 @@ export async function evaluationProgress(db: Queryable, scope: Scope, runId: str
   };
 }
 
-/** A run's counts from its rows: one pass over its scenarios and one over its results. */
+/**
+ * A run's counts from its rows: one pass over its scenarios and one over its results; the chunks it links (whose
+ * scenarios all succeeded, their cells reused) from their counts.
+ */
 async function countRows(db: Queryable, scope: Scope, runId: string): Promise<Counts | null> {
   const [row] = await db.query<Counts>(
-    `SELECT s.scenarios, s.succeeded, s.failed, x.invoked, x.reused, x.failed_cells
+    `SELECT s.scenarios + l.scenarios AS scenarios, s.succeeded + l.scenarios AS succeeded, s.failed, x.invoked,
+       x.reused + l.cells AS reused, x.failed_cells
      FROM evaluation_runs r,
+       LATERAL (SELECT coalesce(sum(count), 0)::int AS scenarios, coalesce(sum(cells), 0)::int AS cells
+                FROM evaluation_run_chunks WHERE run_id = r.id AND source_run_id <> run_id) l,
        LATERAL (SELECT count(*)::int AS scenarios, count(*) FILTER (WHERE status = 'success')::int AS succeeded,
                   count(*) FILTER (WHERE status = 'failure')::int AS failed
                 FROM evaluation_scenarios WHERE run_id = r.id) s,

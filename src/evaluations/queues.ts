@@ -4,6 +4,7 @@ import { badRequest, conflict } from "../errors.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { deleteRows, editRow, fetchRows, insertRows, type Row } from "./entity-table.ts";
 import { assignedScenarios } from "./queue-assignment.ts";
+import { runRows } from "./run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { queues, scenarios } from "./tables.ts";
 
@@ -71,9 +72,9 @@ export async function deleteQueues(db: Queryable, scope: Scope, ids: string[]): 
 async function queueScenarioIds(db: Queryable, scope: Scope, queue: Row, ownScope: boolean): Promise<string[]> {
   const only = ownScope ? (queue.data as QueueData | null)?.scenario_ids ?? null : null;
   const rows = await db.query<{ id: string }>(
-    `SELECT id FROM evaluation_scenarios WHERE project_id = $1 AND run_id = $2
+    `SELECT id FROM ${runRows(scenarios, "$2::uuid[]")} s WHERE project_id = $1
      AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[])) ORDER BY id`,
-    [scope.projectId, queue.run_id, only],
+    [scope.projectId, [queue.run_id], only],
   );
   return rows.map((r) => r.id);
 }

@@ -1,7 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { insertRows, type Row } from "./entity-table.ts";
-import { forgetProgress } from "./progress.ts";
+import { beforeDirectWrite } from "./run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { assertScenariosOfRuns } from "./scenarios.ts";
 import { results } from "./tables.ts";
@@ -12,7 +12,7 @@ import { results } from "./tables.ts";
  */
 export async function setResults(db: Queryable, scope: Scope, items: Row[]): Promise<Row[]> {
   await assertOpenRuns(db, scope, items.map((r) => r.run_id as string));
-  await forgetProgress(db, items.map((r) => r.run_id as string));
+  await beforeDirectWrite(db, items.map((r) => r.run_id as string));
   await assertScenariosOfRuns(db, scope, items as { scenario_id: string; run_id: string }[]);
   return insertRows(db, scope, results, items);
 }

@@ -9,10 +9,10 @@ import { IdParam } from "../schema-parts.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { deleteRows, fetchRows, insertRows, queryRows, type EntityTable, type Row } from "./entity-table.ts";
 import { refreshMetrics, setMetrics } from "./metrics.ts";
-import { forgetProgress } from "./progress.ts";
 import { idOf, idsOf, manyOf, MetricsRecord, oneOf, ResultRecord, RunRecord, ScenarioRecord } from "./record-schemas.ts";
 import { setResults } from "./results.ts";
-import { assertOpenRuns, editRun, setRunsClosed } from "./runs.ts";
+import { beforeDirectWrite } from "./run-chunks.ts";
+import { assertOpenRuns, deleteRuns, editRun, setRunsClosed } from "./runs.ts";
 import { addScenarios, createScenarios, editScenario, runOf } from "./scenarios.ts";
 import * as s from "./schemas.ts";
 import { metrics, results, runs, scenarios } from "./tables.ts";
@@ -52,7 +52,7 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     return many("runs", await db.transaction((tx) => editEach(tx, req.scope, "run", edits, editRun)));
   });
   app.delete("/evaluations/runs/", { schema: { tags, summary: "Delete runs", body: s.RunIdsBody }, config: answersIds("run_ids") }, async (req) => {
-    const ids = await deleteRows(db, req.scope, runs, (req.body as Body).run_ids);
+    const ids = await deleteRuns(db, req.scope, (req.body as Body).run_ids);
     return { count: ids.length, run_ids: ids };
   });
   app.post("/evaluations/runs/query", { schema: { tags, summary: "Query runs", body: s.RunQueryBody }, config: answersMany("runs") }, async (req) => {
@@ -82,7 +82,7 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     return one("run", await editRun(db, req.scope, (req.params as Body).run_id, (req.body as Body).run));
   });
   app.delete("/evaluations/runs/:run_id", { schema: { tags, summary: "Delete a run", params: IdParam("run_id") }, config: answersId("run_id") }, async (req) => {
-    const [id] = await deleteRows(db, req.scope, runs, [(req.params as Body).run_id]);
+    const [id] = await deleteRuns(db, req.scope, [(req.params as Body).run_id]);
     return { count: id ? 1 : 0, run_id: id ?? null };
   });
 
@@ -213,7 +213,7 @@ async function deleteInOpenRuns(ctx: AppContext, scope: Scope, t: EntityTable, i
       if (runId) runIds.push(runId);
     }
     if (runIds.length) await assertOpenRuns(tx, scope, runIds);
-    if (runIds.length && t !== metrics) await forgetProgress(tx, runIds);
+    if (runIds.length && t !== metrics) await beforeDirectWrite(tx, runIds);
     return deleteRows(tx, scope, t, ids);
   });
 }

@@ -1,7 +1,8 @@
 import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
+import type { Database, Queryable } from "../db/database.ts";
 import { HttpError, notFound } from "../errors.ts";
-import { editRow, type Row } from "./entity-table.ts";
+import { deleteRows, editRow, type Row } from "./entity-table.ts";
+import { handOverChunks } from "./run-chunks.ts";
 import { runs } from "./tables.ts";
 
 /** The reference's answer to a write into a closed run: 409 with the run named. */
@@ -43,4 +44,19 @@ export async function setRunsClosed(db: Queryable, scope: Scope, ids: string[], 
     [scope.projectId, ids, closed, status ?? null, scope.userId],
   );
   return rows;
+}
+
+/**
+ * Deletes runs with everything under them; returns the ids deleted. Rows that other runs link (a re-run's reused
+ * chunks) move to one of those runs first, so the runs that remain read what they read before.
+ */
+export async function deleteRuns(db: Database, scope: Scope, ids: string[]): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    const own = await tx.query<{ id: string }>(
+      "SELECT id FROM evaluation_runs WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id FOR UPDATE",
+      [scope.projectId, ids],
+    );
+    await handOverChunks(tx, own.map((r) => r.id));
+    return deleteRows(tx, scope, runs, ids);
+  });
 }

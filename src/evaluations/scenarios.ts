@@ -2,14 +2,14 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { badRequest } from "../errors.ts";
 import { editRow, insertRows, type Row } from "./entity-table.ts";
-import { forgetProgress } from "./progress.ts";
+import { beforeDirectWrite } from "./run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { scenarios } from "./tables.ts";
 
 /** Adds scenarios to open runs of the caller's project (404 for an unknown run, 409 for a closed one). */
 export async function createScenarios(db: Queryable, scope: Scope, items: Row[]): Promise<Row[]> {
   await assertOpenRuns(db, scope, items.map((s) => s.run_id as string));
-  await forgetProgress(db, items.map((s) => s.run_id as string));
+  await beforeDirectWrite(db, items.map((s) => s.run_id as string));
   return insertRows(db, scope, scenarios, items);
 }
 
@@ -25,7 +25,7 @@ export async function editScenario(db: Queryable, scope: Scope, id: string, edit
   const runId = await runOf(db, scope, "evaluation_scenarios", id);
   if (!runId) return null;
   await assertOpenRuns(db, scope, [runId]);
-  await forgetProgress(db, [runId]);
+  await beforeDirectWrite(db, [runId]);
   return editRow(db, scope, scenarios, id, edit);
 }
 

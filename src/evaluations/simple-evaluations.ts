@@ -91,7 +91,10 @@ export async function startEvaluation(tx: Queryable, scope: Scope, runId: string
       "SELECT id FROM evaluation_scenarios WHERE run_id = $1 AND status <> 'success' ORDER BY id",
       [runId],
     );
-    const planned = (await tx.query("SELECT 1 FROM evaluation_scenarios WHERE run_id = $1 LIMIT 1", [runId])).length > 0;
+    const planned = (await tx.query(
+      "SELECT 1 FROM evaluation_scenarios WHERE run_id = $1 UNION ALL SELECT 1 FROM evaluation_run_chunks WHERE run_id = $1 LIMIT 1",
+      [runId],
+    )).length > 0;
     if (!planned) await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, payload: { run_id: runId } }]);
     const batches = [];
     for (let i = 0; i < left.length; i += batchSize) {

@@ -5,8 +5,8 @@ import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, IdParam, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
 import { COMPARE_LIMIT, compareRuns } from "./compare.ts";
 import { idOf, manyOf, oneOf, SimpleEvaluationRecord } from "./record-schemas.ts";
-import { deleteRows, fetchRows, queryRows, type Row } from "./entity-table.ts";
-import { editRun, setRunsClosed } from "./runs.ts";
+import { fetchRows, queryRows, type Row } from "./entity-table.ts";
+import { deleteRuns, editRun, setRunsClosed } from "./runs.ts";
 import {
   createSimpleEvaluation, simpleEvaluationRecord, startEvaluation, stopEvaluation, type SimpleEvaluationInput,
 } from "./simple-evaluations.ts";
@@ -76,7 +76,7 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     return one(await db.transaction((tx) => editRun(tx, req.scope, (req.params as Body).evaluation_id, edit)));
   });
   app.delete("/simple/evaluations/:evaluation_id", { schema: { tags, summary: "Delete an evaluation", params: Id }, config: answers(idOf("evaluation_id")) }, async (req) => {
-    const [id] = await deleteRows(db, req.scope, runs, [(req.params as Body).evaluation_id]);
+    const [id] = await deleteRuns(db, req.scope, [(req.params as Body).evaluation_id]);
     return { count: id ? 1 : 0, evaluation_id: id ?? null };
   });
   app.post("/simple/evaluations/:evaluation_id/start", { schema: { tags, summary: "Start a stopped evaluation again", params: Id }, config: OneEvaluation }, async (req) => {

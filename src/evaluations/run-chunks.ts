@@ -1,0 +1,200 @@
+import { createHash } from "node:crypto";
+import type { Queryable } from "../db/database.ts";
+import { json } from "../db/database.ts";
+import { conflict } from "../errors.ts";
+import type { EntityTable } from "./entity-table.ts";
+import { forgetProgress } from "./progress.ts";
+import { computedSteps, type RunStep } from "./run-steps.ts";
+
+/*
+ * A server-run evaluation's chunks (migration 019): each leaf chunk of a pinned testset revision it planned, as
+ * the range of scenario ids that hold it. A cached run that meets a chunk an earlier run completed with the same
+ * steps links it (one row) instead of storing copies of its scenarios and results: a re-run after a small commit
+ * writes rows for the chunks that changed, and reads of its scenarios and results take the linked rows as its own.
+ */
+
+/** What a run's chunks depend on besides their testcases, and how many cells each scenario computes. */
+export interface ChunkShape {
+  signature: string;
+  cells: number;
+}
+
+/**
+ * A chunk's rows: the range of their scenario ids in the run that holds them, how many scenarios and cells, and the
+ * key of the input step their input results carry.
+ */
+export interface ChunkRows {
+  source_run_id: string;
+  source_step_key: string;
+  first_id: string;
+  last_id: string;
+  count: number;
+  cells: number;
+}
+
+/**
+ * The shape of a run's chunks; null when they cannot be shared: a human step's results are not computed, and a run
+ * that computes nothing has nothing to reuse.
+ */
+export function chunkShape(data: { steps: RunStep[]; repeats?: number }): ChunkShape | null {
+  if (data.steps.some((s) => s.type === "annotation" && s.origin === "human")) return null;
+  const { app, graders } = computedSteps(data.steps);
+  const computed = [...(app ? [app] : []), ...graders];
+  if (computed.length === 0) return null;
+  const repeats = Math.max(1, data.repeats ?? 1);
+  const steps = computed.map((s) => [s.key, s.type, s.revisionId]);
+  const signature = createHash("sha256").update(JSON.stringify([repeats, steps])).digest("hex");
+  return { signature, cells: computed.length * repeats };
+}
+
+/**
+ * The complete chunks with this signature among `hashes`, each the rows of the newest run that holds it. They are
+ * locked: a write to those rows, or a deletion of their run, waits until the linking transaction ends.
+ */
+export async function completeChunks(db: Queryable, projectId: string, signature: string, hashes: string[]) {
+  const rows = await db.query<ChunkRows & { chunk: string }>(
+    `SELECT chunk, source_run_id, source_step_key, first_id, last_id, count, cells FROM evaluation_run_chunks
+     WHERE project_id = $1 AND signature = $2 AND chunk = ANY($3::text[]) AND complete AND source_run_id = run_id
+     FOR SHARE`,
+    [projectId, signature, [...new Set(hashes)]],
+  );
+  const newest = new Map<string, ChunkRows>();
+  for (const { chunk, ...r } of rows) {
+    const held = newest.get(chunk);
+    if (!held || held.first_id < r.first_id) newest.set(chunk, r);
+  }
+  return newest;
+}
+
+/**
+ * Records chunks of a run's input step `stepKey`: those it holds (`source_run_id` is the run), and complete ones it
+ * links.
+ */
+export async function addChunks(
+  db: Queryable, projectId: string, runId: string, stepKey: string, signature: string, chunks: (ChunkRows & { chunk: string })[],
+): Promise<void> {
+  if (chunks.length === 0) return;
+  await db.query(
+    `INSERT INTO evaluation_run_chunks (run_id, project_id, signature, step_key, chunk, source_run_id, source_step_key,
+       first_id, last_id, count, cells, complete)
+     SELECT $1, $2, $3, $4, c.chunk, c.source_run_id, c.source_step_key, c.first_id, c.last_id, c.count, c.cells,
+       c.source_run_id <> $1
+     FROM jsonb_to_recordset($5::jsonb)
+       AS c (chunk text, source_run_id uuid, source_step_key text, first_id uuid, last_id uuid, count int, cells int)`,
+    [runId, projectId, signature, stepKey, json(chunks)],
+  );
+}
+
+/**
+ * Marks complete the chunks of a finished run whose scenarios and results all succeeded: later cached runs with
+ * the same steps may link them. Reads each of the run's own chunks once.
+ */
+export async function completeRunChunks(db: Queryable, runId: string): Promise<void> {
+  await db.query(
+    `UPDATE evaluation_run_chunks c SET complete = true
+     WHERE c.run_id = $1 AND c.source_run_id = $1 AND NOT c.complete
+       AND c.count = (SELECT count(*) FROM evaluation_scenarios s
+                      WHERE s.run_id = $1 AND s.id BETWEEN c.first_id AND c.last_id AND s.status = 'success')
+       AND NOT EXISTS (SELECT 1 FROM evaluation_scenarios s
+                       WHERE s.run_id = $1 AND s.id BETWEEN c.first_id AND c.last_id AND s.status <> 'success')
+       AND NOT EXISTS (SELECT 1 FROM evaluation_results x
+                       WHERE x.scenario_id BETWEEN c.first_id AND c.last_id AND x.run_id = $1 AND x.status <> 'success')`,
+    [runId],
+  );
+}
+
+/** The chunks a run links (rows another run holds), in scenario id order, with the run's key of their input step. */
+export async function linkedChunks(db: Queryable, runId: string): Promise<(ChunkRows & { step_key: string })[]> {
+  return db.query<ChunkRows & { step_key: string }>(
+    `SELECT source_run_id, source_step_key, step_key, first_id, last_id, count, cells FROM evaluation_run_chunks
+     WHERE run_id = $1 AND source_run_id <> run_id ORDER BY first_id`,
+    [runId],
+  );
+}
+
+/** Tables whose rows a run can link: where the scenario id that places a row in a chunk is. */
+const CHUNK_COLUMN: Record<string, string> = { evaluation_scenarios: "id", evaluation_results: "scenario_id" };
+
+export const linkable = (t: EntityTable) => t.table in CHUNK_COLUMN;
+
+/**
+ * SQL for the rows of `t` (scenarios or results) of the runs in `runIds` (a uuid[] parameter): their own, and the
+ * rows their chunks link, read as theirs (their `run_id`, their input step's key; a computed result is `is_reused`).
+ * Use it as a subquery.
+ */
+export function runRows(t: EntityTable, runIds: string): string {
+  const column = CHUNK_COLUMN[t.table];
+  if (!column) throw new Error(`${t.table} rows are not linked to runs`);
+  const columns = ["id", "project_id", "created_at", "updated_at", "created_by_id", "updated_by_id", ...Object.keys(t.fields)];
+  const shown = columns.map((c) => {
+    if (c === "run_id") return "l.run_id";
+    if (c === "step_key") return "CASE WHEN r.step_key = l.source_step_key THEN l.step_key ELSE r.step_key END AS step_key";
+    if (c === "flags" && "hash_id" in t.fields) {
+      return `CASE WHEN r.hash_id IS NULL THEN r.flags ELSE r.flags || '{"is_reused": true}' END AS flags`;
+    }
+    return `r."${c}"`;
+  });
+  return `(SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM ${t.table} WHERE run_id = ANY(${runIds})
+    UNION ALL
+    SELECT ${shown.join(", ")} FROM evaluation_run_chunks l
+      JOIN ${t.table} r ON r.run_id = l.source_run_id AND r.${column} BETWEEN l.first_id AND l.last_id
+    WHERE l.run_id = ANY(${runIds}) AND l.source_run_id <> l.run_id)`;
+}
+
+/**
+ * Call before the scenarios or results of these runs are written through the entity routes: their progress is
+ * counted from their rows from then on, and their chunks are no longer offered to later runs. A run whose rows
+ * another run links is a 409: a write would change that run's results too.
+ */
+export async function beforeDirectWrite(db: Queryable, runIds: string[]): Promise<void> {
+  const ids = [...new Set(runIds)];
+  // Deleting the chunks first waits for a plan that is linking them, whose links the check below then sees.
+  await db.query("DELETE FROM evaluation_run_chunks WHERE run_id = ANY($1::uuid[]) AND source_run_id = run_id", [ids]);
+  const [linked] = await db.query<{ source_run_id: string; run_id: string }>(
+    `SELECT source_run_id, run_id FROM evaluation_run_chunks
+     WHERE source_run_id = ANY($1::uuid[]) AND source_run_id <> run_id LIMIT 1`,
+    [ids],
+  );
+  if (linked) {
+    throw conflict(
+      `Evaluation run ${linked.source_run_id} holds results that run ${linked.run_id} reuses: they cannot change ` +
+      `while that run exists (delete it first, or write to a run of your own)`,
+    );
+  }
+  await forgetProgress(db, ids);
+}
+
+/**
+ * Before runs are deleted: each chunk of theirs that a remaining run links goes to one of those runs (its scenarios
+ * and results move to it, marked reused), and the other runs that link it link it there.
+ */
+export async function handOverChunks(db: Queryable, runIds: string[]): Promise<void> {
+  // As in beforeDirectWrite: this waits for a plan linking these chunks, so that its links are handed over too.
+  await db.query("DELETE FROM evaluation_run_chunks WHERE run_id = ANY($1::uuid[]) AND source_run_id = run_id", [runIds]);
+  const heirs = await db.query<{ source: string; first_id: string; last_id: string; heir: string; from_key: string; to_key: string }>(
+    `SELECT DISTINCT ON (source_run_id, first_id) source_run_id AS source, first_id, last_id, run_id AS heir,
+       source_step_key AS from_key, step_key AS to_key
+     FROM evaluation_run_chunks WHERE source_run_id = ANY($1::uuid[]) AND run_id <> ALL($1::uuid[])
+     ORDER BY source_run_id, first_id, run_id`,
+    [runIds],
+  );
+  if (heirs.length === 0) return;
+  const ranges = `jsonb_to_recordset($1::jsonb) AS h (source uuid, first_id uuid, last_id uuid, heir uuid, from_key text, to_key text)`;
+  await db.query(
+    `UPDATE evaluation_scenarios s SET run_id = h.heir FROM ${ranges}
+     WHERE s.run_id = h.source AND s.id BETWEEN h.first_id AND h.last_id`,
+    [json(heirs)],
+  );
+  await db.query(
+    `UPDATE evaluation_results x SET run_id = h.heir,
+       step_key = CASE WHEN x.step_key = h.from_key THEN h.to_key ELSE x.step_key END,
+       flags = CASE WHEN x.hash_id IS NULL THEN x.flags ELSE x.flags || '{"is_reused": true}' END
+     FROM ${ranges} WHERE x.run_id = h.source AND x.scenario_id BETWEEN h.first_id AND h.last_id`,
+    [json(heirs)],
+  );
+  await db.query(
+    `UPDATE evaluation_run_chunks c SET source_run_id = h.heir, source_step_key = h.to_key FROM ${ranges}
+     WHERE c.source_run_id = h.source AND c.first_id = h.first_id`,
+    [json(heirs)],
+  );
+}

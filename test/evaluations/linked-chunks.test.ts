@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+
+// A cached re-run links the leaf chunks of its testset revision that an earlier run with the same steps completed,
+// instead of storing copies of their scenarios and results; reads of the run take the linked rows as its own.
+
+let server: TestServer;
+let p: TestProject;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  p = await server.project();
+});
+
+afterAll(() => server.close());
+
+const ROWS = 3000; // several leaf chunks (they average 512 testcases)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function finished(id: string) {
+  for (let i = 0; i < 1200; i++) {
+    const { evaluation } = await p.ok("GET", `/simple/evaluations/${id}`);
+    if (["success", "failure", "errors", "cancelled"].includes(evaluation.data.status) && !evaluation.flags.is_active) return evaluation;
+    await sleep(50);
+  }
+  throw new Error(`evaluation ${id} did not finish`);
+}
+
+const progress = async (id: string) => (await p.ok("GET", `/simple/evaluations/${id}/progress`)).progress;
+
+async function evaluate(revisionId: string, steps: object, cached = true) {
+  const { evaluation } = await p.ok("POST", "/simple/evaluations/", {
+    evaluation: { flags: { is_cached: cached }, data: { testset_steps: [revisionId], ...steps } },
+  });
+  return finished(evaluation.id);
+}
+
+/** Every row of a query, page by page. */
+async function all(path: string, noun: string, key: string, filter: object) {
+  const rows: any[] = [];
+  for (let windowing: object | undefined = { limit: 1000 }; windowing;) {
+    const page: any = await p.ok("POST", path, { [key]: filter, windowing });
+    rows.push(...page[noun]);
+    windowing = page.windowing?.next ? { limit: 1000, next: page.windowing.next } : undefined;
+  }
+  return rows;
+}
+
+const scenariosOf = (runId: string) => all("/evaluations/scenarios/query", "scenarios", "scenario", { run_id: runId });
+const resultsOf = (runId: string, stepKey: string) =>
+  all("/evaluations/results/query", "results", "result", { run_id: runId, step_key: stepKey });
+
+/** Rows the database holds under the run itself. */
+async function stored(runId: string) {
+  const [row] = await server.db.query<{ scenarios: number; results: number }>(
+    `SELECT (SELECT count(*)::int FROM evaluation_scenarios WHERE run_id = $1) AS scenarios,
+       (SELECT count(*)::int FROM evaluation_results WHERE run_id = $1) AS results`,
+    [runId],
+  );
+  return row!;
+}
+
+async function fixture(prefix: string) {
+  const rows = Array.from({ length: ROWS }, (_, n) => ({ data: { n: String(n) } }));
+  const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: `${prefix}-rows`, data: { testcases: rows } } })).testset;
+  const app = (await p.ok("POST", "/simple/applications/", {
+    application: { slug: `${prefix}-echo`, data: { uri: "agenta:custom:mock:v0", parameters: { key: "echo" } } },
+  })).application;
+  const judge = (await p.ok("POST", "/simple/evaluators/", {
+    evaluator: { slug: `${prefix}-pass`, data: { uri: "agenta:custom:mock:v0", parameters: { key: "pass" } } },
+  })).evaluator;
+  const steps = { application_steps: [app.revision_id], evaluator_steps: [judge.revision_id] };
+  const commit = await p.ok("POST", "/testsets/revisions/commit", {
+    testset_revision_commit: { testset_id: ts.id, delta: { rows: { add: [{ data: { n: "new" } }] } } },
+  });
+  return { ts, steps, next: commit.testset_revision.id as string };
+}
+
+describe("a cached re-run after a small commit", () => {
+  it("links the chunks an earlier run completed: it writes rows for the changed chunk only, and reads whole", async () => {
+    const { ts, steps, next } = await fixture("link");
+    const first = await evaluate(ts.revision_id, steps);
+    expect(await progress(first.id)).toMatchObject({ status: "success", scenarios: ROWS, cells: { invoked: 2 * ROWS, reused: 0 } });
+
+    const again = await evaluate(next, steps);
+    expect(await progress(again.id)).toMatchObject({
+      status: "success", scenarios: ROWS + 1, succeeded: ROWS + 1, cells: { invoked: 2, reused: 2 * ROWS },
+    });
+    // Only the chunk the commit changed has rows of the re-run's own: a leaf chunk, not the testset.
+    const own = await stored(again.id);
+    expect(own.scenarios).toBeGreaterThan(0);
+    expect(own.scenarios).toBeLessThan(ROWS / 2);
+    expect(own.results).toBe(3 * own.scenarios); // input, application, evaluator
+
+    // Read through the API, the run has every scenario and result, as its own.
+    const scenarios = await scenariosOf(again.id);
+    expect(scenarios).toHaveLength(ROWS + 1);
+    expect(new Set(scenarios.map((s) => s.id)).size).toBe(ROWS + 1);
+    expect(scenarios.every((s) => s.run_id === again.id && s.status === "success")).toBe(true);
+    const { run } = await p.ok("GET", `/evaluations/runs/${again.id}`);
+    const [inputKey, , judgeKey] = run.data.steps.map((s: { key: string }) => s.key);
+    const inputs = await resultsOf(again.id, inputKey);
+    const { testcases } = (await p.ok("POST", "/testsets/revisions/retrieve", {
+      testset_revision_ref: { id: next }, include_testcases: true,
+    })).testset_revision.data;
+    expect(new Set(inputs.map((r) => r.testcase_id))).toEqual(new Set(testcases.map((t: { id: string }) => t.id)));
+    const graded = await resultsOf(again.id, judgeKey);
+    expect(graded).toHaveLength(ROWS + 1);
+    expect(graded.filter((r) => !r.flags.is_reused)).toHaveLength(1);
+    const ids = scenarios.map((s) => s.id);
+    expect(ids).toEqual([...ids].sort()); // in id order, across linked and own rows
+
+    const metricsOf = async (runId: string) =>
+      (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: runId, scenario_ids: false } })).metrics[0].data;
+    expect((await metricsOf(again.id))[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: ROWS + 1 });
+
+    const { comparison } = await p.ok("POST", "/evaluations/runs/compare", { run_ids: [first.id, again.id] });
+    expect(comparison.scenarios).toMatchObject({ matched: ROWS, unmatched: 1, changed_count: 0 });
+
+    // The first run's rows are the re-run's too: a write to them is refused, and says why.
+    const [result] = (await p.ok("POST", "/evaluations/results/query", {
+      result: { run_id: first.id, step_key: judgeKey }, windowing: { limit: 1 },
+    })).results;
+    const refused = await p.ok("POST", "/evaluations/results/", {
+      results: [{ run_id: first.id, scenario_id: result.scenario_id, step_key: judgeKey, status: "failure" }],
+    }, 409);
+    expect(refused.detail).toContain(`run ${again.id} reuses`);
+
+    // Deleting the first run hands its rows to the re-run, which reads as before.
+    await p.ok("DELETE", `/evaluations/runs/${first.id}`);
+    expect(await stored(again.id)).toEqual({ scenarios: ROWS + 1, results: 3 * (ROWS + 1) });
+    expect((await scenariosOf(again.id)).map((s) => s.id)).toEqual(ids);
+    expect(await progress(again.id)).toMatchObject({ scenarios: ROWS + 1, cells: { invoked: 2, reused: 2 * ROWS } });
+    expect((await metricsOf(again.id))[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: ROWS + 1 });
+
+    // ... and a third run links what is now the re-run's.
+    const third = await evaluate(next, steps);
+    expect(await progress(third.id)).toMatchObject({ scenarios: ROWS + 1, cells: { invoked: 0, reused: 2 * (ROWS + 1) } });
+    expect(await stored(third.id)).toEqual({ scenarios: 0, results: 0 });
+    expect(await scenariosOf(third.id)).toHaveLength(ROWS + 1);
+  });
+
+  it("does not link chunks of a run without the flag, or a chunk with a failed scenario", async () => {
+    const { ts, steps } = await fixture("nolink");
+    const first = await evaluate(ts.revision_id, steps);
+    // Without is_cached the run invokes everything, and links nothing.
+    const plain = await evaluate(ts.revision_id, steps, false);
+    expect(await progress(plain.id)).toMatchObject({ scenarios: ROWS, cells: { invoked: 2 * ROWS, reused: 0 } });
+    expect(await stored(plain.id)).toEqual({ scenarios: ROWS, results: 3 * ROWS });
+    expect((await progress(first.id)).cells.invoked).toBe(2 * ROWS);
+
+    const rows = [{ n: 1 }, { n: 0 }, { n: 2 }];
+    const small = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "nolink-fragile", data: { testcases: rows.map((data) => ({ data })) } } })).testset;
+    const fragile = (await p.ok("POST", "/simple/applications/", {
+      application: { slug: "nolink-fragile", data: { uri: "svc:custom:code:v0", script: "function run(i) { if (!i.n) throw new Error('no n'); return i.n; }" } },
+    })).application;
+    const once = await evaluate(small.revision_id, { application_steps: [fragile.revision_id] });
+    expect(once.data.status).toBe("errors");
+    // The testset's one chunk had a failure: the re-run plans its scenarios, reuses the two successes, and
+    // invokes the failed one again.
+    const twice = await evaluate(small.revision_id, { application_steps: [fragile.revision_id] });
+    expect(await progress(twice.id)).toMatchObject({ scenarios: 3, cells: { invoked: 1, reused: 2, failed: 1 } });
+    expect((await stored(twice.id)).scenarios).toBe(3);
+  });
+});
