@@ -152,14 +152,15 @@ async function rerunLine(
   });
   const again = await evaluate(api, server, commit.testset_revision.id, app.revision_id, judge.revision_id);
   const calls = llm.requests.length - before;
+  const stored = again.progress.scenarios - again.progress.linked;
   return {
     name,
-    figure: `${calls} provider calls, ${(again.ms / 1000).toFixed(1)} s`,
+    figure: `${calls} provider calls, ${(again.ms / 1000).toFixed(1)} s, ${stored.toLocaleString("en-US")} scenarios stored`,
     baseline: `first run ${(first.ms / 1000).toFixed(0)} s`,
     ratio: again.ms / first.ms,
     target: "invocations = 10",
     met: calls === 10 && again.progress.status === "success",
-    note: `With flags.is_cached the run reuses every result whose (application revision, testcase, evaluator revision) it has already computed: ${again.progress.cells.reused} cells reused, ${again.progress.cells.invoked} invoked (the 10 new rows, application and evaluator). The plan stores a scenario whose every cell has an earlier result as done, its results pointing at the earlier traces, and queues batches for the other scenarios only (here the 10 new ones); it still writes a scenario and its results for every testcase of the revision, loaded with COPY, and looks each cell up with one index probe however many runs have reused it before. The ratio is this run's time over the first run's.`,
+    note: `With flags.is_cached the run reuses every result whose (application revision, testcase, evaluator revision) it has already computed: ${again.progress.cells.reused} cells reused, ${again.progress.cells.invoked} invoked (the 10 new rows, application and evaluator). The plan links each leaf chunk of the revision (about 512 testcases, content-defined) that the first run completed: one row a chunk, no scenario or result. Only the chunks the commit changed get rows of their own (${stored.toLocaleString("en-US")} of ${again.progress.scenarios.toLocaleString("en-US")} scenarios, with their results); there, a scenario whose every cell has an earlier result is stored done, pointing at the earlier traces, and batches run for the 10 new testcases. The run's metrics still read every result it shows (its own and the linked ones). The ratio is this run's time over the first run's.`,
   };
 }
 

@@ -107,10 +107,14 @@ export async function recountProgress(db: Queryable, scope: Scope, runId: string
   );
 }
 
-/** How far a run has come: scenarios by status, and how many cells were invoked, reused or failed. */
+/**
+ * How far a run has come: scenarios by status (`linked`: those it reads from chunks an earlier run holds, stored
+ * once), and how many cells were invoked, reused or failed.
+ */
 export async function evaluationProgress(db: Queryable, scope: Scope, runId: string) {
-  const [row] = await db.query<Counts & { status: string; counted: boolean }>(
-    `SELECT r.status, p.run_id IS NOT NULL AS counted, ${COLUMNS.map((c) => `p.${c}`).join(", ")}
+  const [row] = await db.query<Counts & { status: string; counted: boolean; linked: number }>(
+    `SELECT r.status, p.run_id IS NOT NULL AS counted, ${COLUMNS.map((c) => `p.${c}`).join(", ")},
+       (SELECT coalesce(sum(count), 0)::int FROM evaluation_run_chunks WHERE run_id = r.id AND source_run_id <> run_id) AS linked
      FROM evaluation_runs r LEFT JOIN evaluation_progress p ON p.run_id = r.id
      WHERE r.project_id = $1 AND r.id = $2`,
     [scope.projectId, runId],
@@ -120,7 +124,8 @@ export async function evaluationProgress(db: Queryable, scope: Scope, runId: str
   const done = counts.succeeded + counts.failed;
   return {
     run_id: runId, status: row.status, scenarios: counts.scenarios, done, succeeded: counts.succeeded, failed: counts.failed,
-    pending: counts.scenarios - done, cells: { invoked: counts.invoked, reused: counts.reused, failed: counts.failed_cells },
+    pending: counts.scenarios - done, linked: row.linked,
+    cells: { invoked: counts.invoked, reused: counts.reused, failed: counts.failed_cells },
   };
 }
 

@@ -88,6 +88,7 @@ describe("a cached re-run after a small commit", () => {
     });
     // Only the chunk the commit changed has rows of the re-run's own: a leaf chunk, not the testset.
     const own = await stored(again.id);
+    expect((await progress(again.id)).linked).toBe(ROWS + 1 - own.scenarios);
     expect(own.scenarios).toBeGreaterThan(0);
     expect(own.scenarios).toBeLessThan(ROWS / 2);
     expect(own.results).toBe(3 * own.scenarios); // input, application, evaluator
@@ -129,6 +130,7 @@ describe("a cached re-run after a small commit", () => {
     // Deleting the first run hands its rows to the re-run, which reads as before.
     await p.ok("DELETE", `/evaluations/runs/${first.id}`);
     expect(await stored(again.id)).toEqual({ scenarios: ROWS + 1, results: 3 * (ROWS + 1) });
+    expect((await progress(again.id)).linked).toBe(0);
     expect((await scenariosOf(again.id)).map((s) => s.id)).toEqual(ids);
     expect(await progress(again.id)).toMatchObject({ scenarios: ROWS + 1, cells: { invoked: 2, reused: 2 * ROWS } });
     expect((await metricsOf(again.id))[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: ROWS + 1 });
