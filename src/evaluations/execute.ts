@@ -1,6 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
-import type { Database, Queryable } from "../db/database.ts";
+import type { Queryable } from "../db/database.ts";
 import { complete, hasOpenJobs, type Job } from "../jobs/queue.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { workflows, type WorkflowData } from "../kinds/workflows.ts";
@@ -15,7 +15,6 @@ import { countBatch } from "./progress.ts";
 import { type Cell, cell, earlierResults, type EarlierResult, reusedCell } from "./cells.ts";
 import { insertRows, type Row } from "./entity-table.ts";
 import { cellHashes } from "./result-hash.ts";
-import { completeRunChunks } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
 import { results } from "./tables.ts";
@@ -199,22 +198,21 @@ async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Prom
 }
 
 /**
- * When no plan or batch of the run is left: its metrics are computed and it ends `success`, `errors` or `failure`
- * (the scenarios of chunks it links all succeeded); its chunks whose scenarios all succeeded are offered to later runs.
+ * When no plan or batch of the run is left: its metrics are computed (and its chunks whose scenarios all succeeded
+ * offered to later runs), and it ends `success`, `errors` or `failure` (the scenarios of chunks it links all
+ * succeeded).
  */
-export async function finishIfDone(db: Database, scope: Scope, runId: string): Promise<void> {
+export async function finishIfDone(db: Queryable, scope: Scope, runId: string): Promise<void> {
   if (await hasOpenJobs(db, [PLAN_QUEUE, BATCH_QUEUE], { run_id: runId })) return;
   await refreshMetrics(db, scope, runId, null);
-  await db.transaction(async (tx) => {
-    const ended = await tx.query(
-      `UPDATE evaluation_runs r SET flags = r.flags || '{"is_active": false}', updated_at = now(),
-         status = CASE WHEN s.failed = 0 THEN 'success' WHEN s.failed = s.total + l.total THEN 'failure' ELSE 'errors' END
-       FROM (SELECT count(*) AS total, count(*) FILTER (WHERE status = 'failure') AS failed
-             FROM evaluation_scenarios WHERE run_id = $1) s,
-         (SELECT coalesce(sum(count), 0) AS total FROM evaluation_run_chunks WHERE run_id = $1 AND source_run_id <> run_id) l
-       WHERE r.id = $1 AND r.status IN ('queued', 'running') RETURNING r.id`,
-      [runId],
-    );
-    if (ended.length) await completeRunChunks(tx, runId);
-  });
+  await db.query(
+    `UPDATE evaluation_runs r SET flags = r.flags || '{"is_active": false}', updated_at = now(),
+       status = CASE WHEN s.failed = 0 THEN 'success' WHEN s.failed = s.total + l.total THEN 'failure' ELSE 'errors' END
+     FROM (SELECT count(*) AS total, count(*) FILTER (WHERE status = 'failure') AS failed
+           FROM evaluation_scenarios WHERE run_id = $1) s,
+       (SELECT coalesce(sum(count), 0) AS total FROM evaluation_run_chunks
+        WHERE run_id = $1 AND source_run_id <> run_id) l
+     WHERE r.id = $1 AND r.status IN ('queued', 'running')`,
+    [runId],
+  );
 }

@@ -9,6 +9,14 @@ const LEVELS: [string, number][] = [
   ["p01", 1], ["p05", 5], ["p10", 10], ["p25", 25], ["p50", 50], ["p75", 75], ["p90", 90], ["p95", 95], ["p99", 99],
 ];
 
+/** What a `MetricStats` collected, as JSON: stored for a chunk of a run, merged into the runs that link it. */
+export interface MetricPartial {
+  type: MetricType;
+  count: number;
+  numbers?: number[];
+  counts?: [string | boolean, number][];
+}
+
 /** Collects the values of one metric; `summary()` gives its statistics. */
 export class MetricStats {
   type: MetricType;
@@ -28,6 +36,21 @@ export class MetricStats {
     else if (this.type === "categorical/single" && typeof value === "string") {
       this.#counts.set(value, (this.#counts.get(value) ?? 0) + 1);
     }
+  }
+
+  partial(): MetricPartial {
+    return {
+      type: this.type, count: this.#count,
+      ...(this.#numbers.length > 0 && { numbers: this.#numbers }), ...(this.#counts.size > 0 && { counts: [...this.#counts] }),
+    };
+  }
+
+  /** Adds what another collected (a type that differs leaves only the count, as a mixed value does). */
+  merge(p: MetricPartial): void {
+    if (p.type !== this.type) this.type = "json";
+    this.#count += p.count;
+    for (const n of p.numbers ?? []) this.#numbers.push(n);
+    for (const [value, n] of p.counts ?? []) this.#counts.set(value, (this.#counts.get(value) ?? 0) + n);
   }
 
   summary(): Record<string, unknown> {
@@ -72,3 +95,45 @@ function percentile(sorted: Float64Array, level: number): number {
 }
 
 const round = (x: number) => Math.round(x * 1e5) / 1e5;
+
+/** The metrics of a set of results: by step key, then by metric path. */
+export type StepPartials = Record<string, Record<string, MetricPartial>>;
+
+/** `MetricStats` for every step and path of a set of results. */
+export class StepStats {
+  readonly #steps = new Map<string, Map<string, MetricStats>>();
+
+  #stats(step: string, path: string, type: MetricType): MetricStats {
+    let byPath = this.#steps.get(step);
+    if (!byPath) this.#steps.set(step, (byPath = new Map()));
+    let s = byPath.get(path);
+    if (!s) byPath.set(path, (s = new MetricStats(type)));
+    return s;
+  }
+
+  add(step: string, path: string, value: unknown): void {
+    const type = typeOf(value);
+    if (!type) return;
+    const s = this.#stats(step, path, type);
+    if (s.type !== type) s.type = "json"; // mixed types: only counted
+    s.add(value);
+  }
+
+  merge(partials: StepPartials): void {
+    for (const [step, byPath] of Object.entries(partials)) {
+      for (const [path, p] of Object.entries(byPath)) this.#stats(step, path, p.type).merge(p);
+    }
+  }
+
+  partials(): StepPartials {
+    const out: StepPartials = {};
+    for (const [step, byPath] of this.#steps) out[step] = Object.fromEntries([...byPath].map(([path, s]) => [path, s.partial()]));
+    return out;
+  }
+
+  summary(): Record<string, Record<string, unknown>> {
+    const out: Record<string, Record<string, unknown>> = {};
+    for (const [step, byPath] of this.#steps) out[step] = Object.fromEntries([...byPath].map(([path, s]) => [path, s.summary()]));
+    return out;
+  }
+}

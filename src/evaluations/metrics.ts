@@ -2,8 +2,8 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { fromJsonb } from "../db/jsonb-text.ts";
 import { insertRows, type Row } from "./entity-table.ts";
-import { MetricStats, typeOf } from "./metric-stats.ts";
-import { linkedChunks, runRows } from "./run-chunks.ts";
+import { StepStats } from "./metric-stats.ts";
+import { linkedChunks, ownChunks, runRows, storeChunkMetrics } from "./run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { metrics, results } from "./tables.ts";
 
@@ -21,6 +21,7 @@ const MAX_DEPTH = 3;
 
 interface ResultRow {
   id: string;
+  scenario_id: string;
   step_key: string;
   status: string;
   error: unknown;
@@ -35,7 +36,11 @@ export async function setMetrics(db: Queryable, scope: Scope, items: Row[]): Pro
   return insertRows(db, scope, metrics, items);
 }
 
-/** Recomputes the metrics of a run (scenario_id null) or of one scenario, stores and returns the row. */
+/**
+ * Recomputes the metrics of a run (scenario_id null) or of one scenario, stores and returns the row. A run's
+ * results are also sorted into its own chunks (run-chunks.ts), whose metrics are stored with them; a chunk it
+ * links adds the metrics stored for it instead of its results.
+ */
 export async function refreshMetrics(db: Queryable, scope: Scope, runId: string, scenarioId: string | null): Promise<Row | null> {
   const [run] = await db.query<{ data: { steps?: { key: string; type: string }[] } | null }>(
     "SELECT data FROM evaluation_runs WHERE project_id = $1 AND id = $2",
@@ -43,73 +48,93 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
   );
   if (!run) return null;
   const stepTypes = new Map((run.data?.steps ?? []).map((s) => [s.key, s.type]));
-  const steps = new Map<string, Map<string, MetricStats>>();
-  const stat = (step: string, path: string, value: unknown) => {
-    const type = typeOf(value);
-    if (!type) return;
-    let byPath = steps.get(step);
-    if (!byPath) steps.set(step, (byPath = new Map()));
-    let s = byPath.get(path);
-    if (!s) byPath.set(path, (s = new MetricStats(type)));
-    if (s.type !== type) s.type = "json"; // mixed types: only counted
-    s.add(value);
-  };
-  for await (const r of resultPages(db, runId, scenarioId, (key) => stepTypes.get(key) !== "input")) {
-    if (r.latency_ms !== null) stat(r.step_key, "attributes.ag.metrics.duration.cumulative", r.latency_ms);
-    stat(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
-    if (typeof r.usage?.total_tokens === "number") stat(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", r.usage.total_tokens);
+  const wanted = (key: string) => stepTypes.get(key) !== "input";
+  const total = new StepStats();
+  const add = (stats: StepStats, r: ResultRow) => {
+    if (r.latency_ms !== null) stats.add(r.step_key, "attributes.ag.metrics.duration.cumulative", r.latency_ms);
+    stats.add(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
+    if (typeof r.usage?.total_tokens === "number") stats.add(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", r.usage.total_tokens);
     if (stepTypes.get(r.step_key) === "annotation" || !stepTypes.has(r.step_key)) {
-      leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stat(r.step_key, path, value));
+      leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stats.add(r.step_key, path, value));
+    }
+  };
+  if (scenarioId) {
+    for (const r of await scenarioResults(db, runId, scenarioId)) if (wanted(r.step_key)) add(total, r);
+  } else {
+    const chunks = (await ownChunks(db, runId)).map((c) => ({ ...c, stats: new StepStats(), succeeded: 0 }));
+    for await (const r of resultPages(db, runId, null, wanted)) {
+      const chunk = chunks[chunkOf(chunks, r.scenario_id)];
+      add(chunk?.stats ?? total, r);
+      if (chunk && r.status === "success") chunk.succeeded++;
+    }
+    const partials = chunks.map((c) => ({ first_id: c.first_id, metrics: c.stats.partials(), complete: c.succeeded === c.cells }));
+    for (const p of partials) total.merge(p.metrics);
+    await storeChunkMetrics(db, runId, partials);
+    for await (const page of linkedChunks(db, runId)) {
+      for (const chunk of page) {
+        if (chunk.metrics) total.merge(chunk.metrics);
+        else for await (const r of resultPages(db, chunk.source_run_id, chunk, wanted)) add(total, r);
+      }
     }
   }
-  const data: Record<string, Record<string, unknown>> = {};
-  for (const [step, byPath] of steps) {
-    data[step] = Object.fromEntries([...byPath].map(([path, s]) => [path, s.summary()]));
-  }
-  const [row] = await insertRows(db, scope, metrics, [{ run_id: runId, scenario_id: scenarioId, status: "success", data }]);
+  const [row] = await insertRows(db, scope, metrics, [{ run_id: runId, scenario_id: scenarioId, status: "success", data: total.summary() }]);
   return row;
 }
 
+/** The index of the chunk (sorted ranges of scenario ids) that holds a scenario, or -1. */
+function chunkOf(chunks: { first_id: string; last_id: string }[], scenarioId: string): number {
+  let low = 0;
+  let high = chunks.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    if (chunks[mid]!.last_id < scenarioId) low = mid + 1;
+    else if (chunks[mid]!.first_id > scenarioId) high = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
+const withTraces = (results: string) =>
+  `SELECT r.id, r.scenario_id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
+   FROM (${results}) r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id ORDER BY r.id`;
+const COLUMNS = "id, project_id, scenario_id, step_key, status, error, trace_id";
+
+/** A scenario's few results, with their traces (the scenario may be one its run links). */
+async function scenarioResults(db: Queryable, runId: string, scenarioId: string): Promise<ResultRow[]> {
+  const rows = await db.query<ResultRow>(
+    withTraces(`SELECT ${COLUMNS} FROM ${runRows(results, "$1::uuid[]")} x WHERE scenario_id = $2`),
+    [[runId], scenarioId],
+  );
+  return rows.map(fromJsonb); // trace outputs may carry escaped NULs
+}
+
 /**
- * The results to aggregate, with their traces: a scenario's few at once; a run's step by step, a page at a
- * time in id order (the run's results index is (run_id, step_key, id)), so each page reads only its own rows;
- * then those of each chunk the run links, a chunk at a time (found by scenario id in the results' unique index).
+ * The results of a run to aggregate, with their traces: step by step, a page at a time in id order (the run's
+ * results index is (run_id, step_key, id)), so each page reads only its own rows; or those of one chunk of the run
+ * (found by scenario id in the results' unique index), less its input.
  */
 async function* resultPages(
-  db: Queryable, runId: string, scenarioId: string | null, wanted: (stepKey: string) => boolean,
+  db: Queryable, runId: string, chunk: { first_id: string; last_id: string; source_step_key: string } | null,
+  wanted: (stepKey: string) => boolean,
 ): AsyncGenerator<ResultRow> {
-  const withTraces = (results: string) =>
-    `SELECT r.id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
-     FROM (${results}) r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id ORDER BY r.id`;
-  const columns = "id, project_id, step_key, status, error, trace_id";
-  if (scenarioId) {
+  if (chunk) {
     const rows = await db.query<ResultRow>(
-      withTraces(`SELECT ${columns} FROM ${runRows(results, "$1::uuid[]")} x WHERE scenario_id = $2`),
-      [[runId], scenarioId],
+      withTraces(`SELECT ${COLUMNS} FROM evaluation_results WHERE run_id = $1 AND scenario_id BETWEEN $2 AND $3`),
+      [runId, chunk.first_id, chunk.last_id],
     );
-    for (const row of rows) if (wanted(row.step_key)) yield fromJsonb(row); // trace outputs may carry escaped NULs
+    for (const row of rows) if (row.step_key !== chunk.source_step_key && wanted(row.step_key)) yield fromJsonb(row);
     return;
   }
   for (const stepKey of (await stepKeys(db, runId)).filter(wanted)) {
     for (let after = "00000000-0000-0000-0000-000000000000"; ;) {
       const rows = await db.query<ResultRow>(
-        withTraces(`SELECT ${columns} FROM evaluation_results
+        withTraces(`SELECT ${COLUMNS} FROM evaluation_results
                     WHERE run_id = $1 AND step_key = $2 AND id > $3 ORDER BY id LIMIT ${PAGE}`),
         [runId, stepKey, after],
       );
       for (const row of rows) yield fromJsonb(row);
       if (rows.length < PAGE) break;
       after = rows[rows.length - 1].id;
-    }
-  }
-  for (const chunk of await linkedChunks(db, runId)) {
-    const rows = await db.query<ResultRow>(
-      withTraces(`SELECT ${columns} FROM evaluation_results WHERE run_id = $1 AND scenario_id BETWEEN $2 AND $3`),
-      [chunk.source_run_id, chunk.first_id, chunk.last_id],
-    );
-    for (const row of rows) {
-      if (row.step_key === chunk.source_step_key) continue; // the testcase's input
-      if (wanted(row.step_key)) yield fromJsonb(row);
     }
   }
 }

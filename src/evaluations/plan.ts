@@ -63,12 +63,15 @@ export function planHandler(db: Database, batchSize: number): JobHandler<PlanPay
         const leaves = await loadLeaves(db, scope.projectId, revision.data as StoredIds | null);
         const total = leaves.reduce((n, l) => n + l.count, 0);
         const shape = chunkShape(first!.data);
+        // A leaf the revision holds twice (repeated rows) is planned each time: a run shows a linked row once.
+        const seen = new Set<string>();
+        const repeated = new Set(leaves.filter((l) => seen.has(l.hash) || !seen.add(l.hash)).map((l) => l.hash));
         for (let more = true; more;) {
           more = await db.transaction(async (tx) => {
             const [run] = await tx.query<PlanRun>(`${RUN} FOR UPDATE`, [runId, job.projectId]);
             if (!run?.active) return false; // stopped while planning
             const from = planned[step.key] ?? 0;
-            const plan: LeafPlan = { scope, run, runId, stepKey: step.key, shape, batchSize };
+            const plan: LeafPlan = { scope, run, runId, stepKey: step.key, shape, repeated, batchSize };
             planned[step.key] = from + (await planLeaves(tx, plan, leaves, from));
             await tx.query("UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'queued'", [runId]);
             if (!(await savePayload(tx, job, { ...job.payload, planned }))) throw new Error("the plan's lease was lost");
@@ -101,6 +104,7 @@ interface LeafPlan {
   runId: string;
   stepKey: string;
   shape: ChunkShape | null;
+  repeated: Set<string>;
   batchSize: number;
 }
 
@@ -127,7 +131,7 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
   for (const [i, leaf] of window.entries()) {
     if (rows >= PLAN_CHUNK) break;
     const planned = i === 0 ? skip : 0;
-    const source = planned ? undefined : sources.get(leaf.hash);
+    const source = planned || plan.repeated.has(leaf.hash) ? undefined : sources.get(leaf.hash);
     if (source) linked.push({ chunk: leaf.hash, ...source });
     else {
       fresh.push({ leaf, skip: planned });
@@ -146,10 +150,8 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
     for (const f of fresh) {
       const count = f.leaf.count - f.skip;
       if (!f.skip && count > 0) {
-        own.push({
-          chunk: f.leaf.hash, source_run_id: runId, source_step_key: plan.stepKey, first_id: made[offset]!, last_id: made[offset + count - 1]!, count,
-          cells: count * shape.cells,
-        });
+        const [first_id, last_id] = [made[offset]!, made[offset + count - 1]!];
+        own.push({ chunk: f.leaf.hash, source_run_id: runId, source_step_key: plan.stepKey, first_id, last_id, count, cells: count * shape.cells });
       }
       offset += count;
     }

@@ -3,6 +3,7 @@ import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
 import { conflict } from "../errors.ts";
 import type { EntityTable } from "./entity-table.ts";
+import type { StepPartials } from "./metric-stats.ts";
 import { forgetProgress } from "./progress.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 
@@ -85,31 +86,50 @@ export async function addChunks(
   );
 }
 
-/**
- * Marks complete the chunks of a finished run whose scenarios and results all succeeded: later cached runs with
- * the same steps may link them. Reads each of the run's own chunks once.
- */
-export async function completeRunChunks(db: Queryable, runId: string): Promise<void> {
-  await db.query(
-    `UPDATE evaluation_run_chunks c SET complete = true
-     WHERE c.run_id = $1 AND c.source_run_id = $1 AND NOT c.complete
-       AND c.count = (SELECT count(*) FROM evaluation_scenarios s
-                      WHERE s.run_id = $1 AND s.id BETWEEN c.first_id AND c.last_id AND s.status = 'success')
-       AND NOT EXISTS (SELECT 1 FROM evaluation_scenarios s
-                       WHERE s.run_id = $1 AND s.id BETWEEN c.first_id AND c.last_id AND s.status <> 'success')
-       AND NOT EXISTS (SELECT 1 FROM evaluation_results x
-                       WHERE x.scenario_id BETWEEN c.first_id AND c.last_id AND x.run_id = $1 AND x.status <> 'success')`,
+/** A run's own chunks in scenario id order: the ranges a metrics refresh sorts its results into. */
+export async function ownChunks(db: Queryable, runId: string): Promise<{ first_id: string; last_id: string; cells: number }[]> {
+  return db.query(
+    "SELECT first_id, last_id, cells FROM evaluation_run_chunks WHERE run_id = $1 AND source_run_id = run_id ORDER BY first_id",
     [runId],
   );
 }
 
-/** The chunks a run links (rows another run holds), in scenario id order, with the run's key of their input step. */
-export async function linkedChunks(db: Queryable, runId: string): Promise<(ChunkRows & { step_key: string })[]> {
-  return db.query<ChunkRows & { step_key: string }>(
-    `SELECT source_run_id, source_step_key, step_key, first_id, last_id, count, cells FROM evaluation_run_chunks
-     WHERE run_id = $1 AND source_run_id <> run_id ORDER BY first_id`,
-    [runId],
-  );
+/**
+ * Stores the metrics of a run's own chunks, and marks complete each chunk whose computed results all succeeded
+ * (later cached runs with the same steps may then link it, and merge its metrics instead of reading its results).
+ */
+export async function storeChunkMetrics(
+  db: Queryable, runId: string, chunks: { first_id: string; metrics: StepPartials; complete: boolean }[],
+): Promise<void> {
+  for (let at = 0; at < chunks.length; at += METRICS_PER_STATEMENT) {
+    await db.query(
+      `UPDATE evaluation_run_chunks c SET metrics = x.metrics, complete = c.complete OR x.complete
+       FROM jsonb_to_recordset($2::jsonb) AS x (first_id uuid, metrics jsonb, complete boolean)
+       WHERE c.run_id = $1 AND c.first_id = x.first_id AND c.source_run_id = c.run_id`,
+      [runId, json(chunks.slice(at, at + METRICS_PER_STATEMENT))],
+    );
+  }
+}
+
+const METRICS_PER_STATEMENT = 64;
+
+/** A chunk a run links, with the run's key of its input step and the metrics stored for it (null if none). */
+export type LinkedChunk = ChunkRows & { step_key: string; metrics: StepPartials | null };
+
+/** The chunks a run links (rows another run holds), in scenario id order, `METRICS_PER_STATEMENT` at a time. */
+export async function* linkedChunks(db: Queryable, runId: string): AsyncGenerator<LinkedChunk[]> {
+  for (let after = "00000000-0000-0000-0000-000000000000"; ;) {
+    const page = await db.query<LinkedChunk>(
+      `SELECT l.source_run_id, l.source_step_key, l.step_key, l.first_id, l.last_id, l.count, l.cells, s.metrics
+       FROM evaluation_run_chunks l
+       LEFT JOIN evaluation_run_chunks s ON s.run_id = l.source_run_id AND s.first_id = l.first_id
+       WHERE l.run_id = $1 AND l.source_run_id <> l.run_id AND l.first_id > $2 ORDER BY l.first_id LIMIT ${METRICS_PER_STATEMENT}`,
+      [runId, after],
+    );
+    if (page.length > 0) yield page;
+    if (page.length < METRICS_PER_STATEMENT) return;
+    after = page[page.length - 1]!.first_id;
+  }
 }
 
 /** Tables whose rows a run can link: where the scenario id that places a row in a chunk is. */
@@ -170,16 +190,21 @@ export async function beforeDirectWrite(db: Queryable, runIds: string[]): Promis
  */
 export async function handOverChunks(db: Queryable, runIds: string[]): Promise<void> {
   // As in beforeDirectWrite: this waits for a plan linking these chunks, so that its links are handed over too.
-  await db.query("DELETE FROM evaluation_run_chunks WHERE run_id = ANY($1::uuid[]) AND source_run_id = run_id", [runIds]);
-  const heirs = await db.query<{ source: string; first_id: string; last_id: string; heir: string; from_key: string; to_key: string }>(
+  const held = await db.query<{ run_id: string; first_id: string; metrics: StepPartials | null }>(
+    "DELETE FROM evaluation_run_chunks WHERE run_id = ANY($1::uuid[]) AND source_run_id = run_id RETURNING run_id, first_id, metrics",
+    [runIds],
+  );
+  const metrics = new Map(held.map((c) => [`${c.run_id}/${c.first_id}`, c.metrics]));
+  const heirs = (await db.query<{ source: string; first_id: string; last_id: string; heir: string; from_key: string; to_key: string }>(
     `SELECT DISTINCT ON (source_run_id, first_id) source_run_id AS source, first_id, last_id, run_id AS heir,
        source_step_key AS from_key, step_key AS to_key
      FROM evaluation_run_chunks WHERE source_run_id = ANY($1::uuid[]) AND run_id <> ALL($1::uuid[])
      ORDER BY source_run_id, first_id, run_id`,
     [runIds],
-  );
+  )).map((h) => ({ ...h, metrics: metrics.get(`${h.source}/${h.first_id}`) ?? null }));
   if (heirs.length === 0) return;
-  const ranges = `jsonb_to_recordset($1::jsonb) AS h (source uuid, first_id uuid, last_id uuid, heir uuid, from_key text, to_key text)`;
+  const ranges = `jsonb_to_recordset($1::jsonb)
+    AS h (source uuid, first_id uuid, last_id uuid, heir uuid, from_key text, to_key text, metrics jsonb)`;
   await db.query(
     `UPDATE evaluation_scenarios s SET run_id = h.heir FROM ${ranges}
      WHERE s.run_id = h.source AND s.id BETWEEN h.first_id AND h.last_id`,
@@ -193,8 +218,9 @@ export async function handOverChunks(db: Queryable, runIds: string[]): Promise<v
     [json(heirs)],
   );
   await db.query(
-    `UPDATE evaluation_run_chunks c SET source_run_id = h.heir, source_step_key = h.to_key FROM ${ranges}
-     WHERE c.source_run_id = h.source AND c.first_id = h.first_id`,
+    `UPDATE evaluation_run_chunks c SET source_run_id = h.heir, source_step_key = h.to_key,
+       metrics = CASE WHEN c.run_id = h.heir THEN h.metrics END
+     FROM ${ranges} WHERE c.source_run_id = h.source AND c.first_id = h.first_id`,
     [json(heirs)],
   );
 }

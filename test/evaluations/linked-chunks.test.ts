@@ -14,7 +14,7 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
-const ROWS = 3000; // several leaf chunks (they average 512 testcases)
+const ROWS = 5000; // at least two leaf chunks (they hold at most 4,096 testcases), so a row appended leaves one as it was
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function finished(id: string) {
@@ -60,6 +60,12 @@ async function stored(runId: string) {
   return row!;
 }
 
+/** The chunks a run recorded: those it holds (`own`) and those it links. */
+const chunksOf = (runId: string) => server.db.query<{ chunk: string; own: boolean; count: number }>(
+  "SELECT chunk, source_run_id = run_id AS own, count FROM evaluation_run_chunks WHERE run_id = $1",
+  [runId],
+);
+
 async function fixture(prefix: string) {
   const rows = Array.from({ length: ROWS }, (_, n) => ({ data: { n: String(n) } }));
   const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: `${prefix}-rows`, data: { testcases: rows } } })).testset;
@@ -86,11 +92,17 @@ describe("a cached re-run after a small commit", () => {
     expect(await progress(again.id)).toMatchObject({
       status: "success", scenarios: ROWS + 1, succeeded: ROWS + 1, cells: { invoked: 2, reused: 2 * ROWS },
     });
-    // Only the chunk the commit changed has rows of the re-run's own: a leaf chunk, not the testset.
+    // Only the chunk the commit changed has rows of the re-run's own; the others are linked, from the first run.
+    const before = new Set((await chunksOf(first.id)).map((c) => c.chunk));
+    const after = await chunksOf(again.id);
+    const linked = after.filter((c) => !c.own);
+    expect(linked.length).toBeGreaterThan(0);
+    expect(linked.every((c) => before.has(c.chunk))).toBe(true);
+    expect(after.filter((c) => c.own).every((c) => !before.has(c.chunk))).toBe(true);
+    const linkedScenarios = linked.reduce((n, c) => n + c.count, 0);
+    expect((await progress(again.id)).linked).toBe(linkedScenarios);
     const own = await stored(again.id);
-    expect((await progress(again.id)).linked).toBe(ROWS + 1 - own.scenarios);
-    expect(own.scenarios).toBeGreaterThan(0);
-    expect(own.scenarios).toBeLessThan(ROWS / 2);
+    expect(own.scenarios).toBe(ROWS + 1 - linkedScenarios);
     expect(own.results).toBe(3 * own.scenarios); // input, application, evaluator
 
     // Read through the API, the run has every scenario and result, as its own.
@@ -114,6 +126,16 @@ describe("a cached re-run after a small commit", () => {
     const metricsOf = async (runId: string) =>
       (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: runId, scenario_ids: false } })).metrics[0].data;
     expect((await metricsOf(again.id))[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: ROWS + 1 });
+
+    // The linked chunks' metrics were merged from what the first run stored for them: the same as reading their results.
+    const merged = await metricsOf(again.id);
+    expect(merged[judgeKey]["attributes.ag.metrics.duration.cumulative"]).toMatchObject({ count: ROWS + 1 });
+    await server.db.query("UPDATE evaluation_run_chunks SET metrics = NULL WHERE run_id = $1", [first.id]);
+    await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: again.id } });
+    expect(await metricsOf(again.id)).toEqual(merged);
+    // A linked scenario's own metrics.
+    const { metrics: [one] } = await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: again.id, scenario_id: ids[0] } });
+    expect(one.data[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: 1 });
 
     const { comparison } = await p.ok("POST", "/evaluations/runs/compare", { run_ids: [first.id, again.id] });
     expect(comparison.scenarios).toMatchObject({ matched: ROWS, unmatched: 1, changed_count: 0 });

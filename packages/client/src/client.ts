@@ -319,5 +319,7 @@ export interface EvaluationProgress {
   succeeded: number;
   failed: number;
   pending: number;
+  /** Scenarios read from chunks of the testset that an earlier run completed (stored once, by that run). */
+  linked: number;
   cells: { invoked: number; reused: number; failed: number };
 }
