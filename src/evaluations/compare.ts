@@ -104,13 +104,14 @@ function headline(m: Metric): number | null {
 
 /** Testcases present in every run whose step outputs differ between runs, and how many matched or did not. */
 async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], stepArtifact: Map<string, Map<string, string>>, limit: number) {
+  const params: unknown[] = [scope.projectId];
+  const from = await runRows(db, scope.projectId, results, runIds, params);
   const rows = await db.query<{ run_id: string; testcase_id: string; step_key: string; status: string; outputs: unknown }>(
     `SELECT r.run_id, r.testcase_id, r.step_key, r.status, t.outputs
-     FROM ${runRows(results, "$2::uuid[]")} r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
-     WHERE r.project_id = $1 AND r.testcase_id IS NOT NULL AND r.hash_id IS NOT NULL
-       AND r.repeat_idx = 0
+     FROM ${from} r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
+     WHERE r.project_id = $1 AND r.testcase_id IS NOT NULL AND r.hash_id IS NOT NULL AND r.repeat_idx = 0
      ORDER BY r.testcase_id, r.run_id`,
-    [scope.projectId, runIds],
+    params,
   );
   // testcase → artifact → run index → outcome
   const table = new Map<string, Map<string, ({ status: string; outputs: unknown } | undefined)[]>>();

@@ -1,11 +1,11 @@
 import type { Scope } from "../accounts/scope.ts";
 import { json, type Queryable } from "../db/database.ts";
 import { unprocessable } from "../errors.ts";
-import { uuidv7 } from "../ids/uuid-v7.ts";
+import { isUuid, uuidv7 } from "../ids/uuid-v7.ts";
 import { matchMetadata, type MetadataFilter } from "../versioning/filters.ts";
 import { Conditions } from "../versioning/sql.ts";
 import { applyWindow, page, type Windowing } from "../versioning/windowing.ts";
-import { linkable, runRows } from "./run-chunks.ts";
+import { linkable, type RowSource, runSources } from "./run-chunks.ts";
 
 /*
  * Runs, scenarios, results and metrics are plain rows of the caller's project with the same life:
@@ -151,8 +151,36 @@ function checkFilterValue(name: string, type: string, many: boolean, value: unkn
   if (!ok) throw unprocessable(`Filter ${name} must be ${many ? `a list, each item ${expected}` : expected}; got ${JSON.stringify(value)}`);
 }
 
-/** A page of the caller's rows matching `filter` (its equality filters, flags, tags, meta and name); 422 for a mistyped filter. */
+/**
+ * A page of the caller's rows matching `filter` (its equality filters, flags, tags, meta and name); 422 for a mistyped
+ * filter. A run's scenarios and results include those of the chunks it links: each of their sources gives its first
+ * rows of the page, and the page is the first of those.
+ */
 export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, filter: Row | null | undefined, windowing?: Windowing | null) {
+  const window = { ...windowing, order: windowing?.order ?? t.order };
+  const runIds = filter?.run_id ? [filter.run_id] : filter?.run_ids;
+  const stepKeys = filter?.step_key ? [filter.step_key] : filter?.step_keys;
+  const sources: RowSource[] = linkable(t) && Array.isArray(runIds) && runIds.every(isUuid)
+    ? await runSources(db, scope.projectId, t, runIds as string[], Array.isArray(stepKeys) ? stepKeys.map(String) : null)
+    : [() => t.table];
+  let rows: (Row & { id: string })[] = [];
+  let limit = 0;
+  for (const source of sources) {
+    const where = conditions(scope, t, filter);
+    const applied = applyWindow(where, "r.id", window, "r.created_at");
+    limit = applied.limit;
+    rows.push(...await db.query<Row & { id: string }>(`SELECT * FROM ${source((v) => where.param(v))} AS r WHERE ${where} ${applied.tail}`, where.params));
+  }
+  if (sources.length > 1) {
+    const sign = window.order === "ascending" ? 1 : -1;
+    rows = rows.sort((a, b) => sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit + 1);
+  }
+  const { items, windowing: next } = page(rows, limit, window);
+  return { items: items.map(toRecord), windowing: next };
+}
+
+/** The WHERE clause of a query's filter (422 for a mistyped filter). */
+function conditions(scope: Scope, t: EntityTable, filter: Row | null | undefined): Conditions {
   const where = new Conditions().add("r.project_id = ?::uuid", scope.projectId);
   for (const [name, value] of Object.entries(filter ?? {})) {
     const spec = t.filters[name];
@@ -167,12 +195,5 @@ export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, fil
   }
   const { flags, tags, meta, name } = (filter ?? {}) as MetadataFilter;
   matchMetadata(where, "r", { flags, tags, meta, name: "name" in t.fields ? name : null });
-  const window = { ...windowing, order: windowing?.order ?? t.order };
-  const { tail, limit } = applyWindow(where, "r.id", window, "r.created_at");
-  // A run's scenarios and results include those of the chunks it links.
-  const runIds = filter?.run_id ? [filter.run_id] : filter?.run_ids;
-  const from = linkable(t) && Array.isArray(runIds) ? runRows(t, `${where.param(runIds)}::uuid[]`) : t.table;
-  const rows = await db.query<Row & { id: string }>(`SELECT * FROM ${from} AS r WHERE ${where} ${tail}`, where.params);
-  const { items, windowing: next } = page(rows, limit, window);
-  return { items: items.map(toRecord), windowing: next };
+  return where;
 }

@@ -53,13 +53,14 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
   const add = (stats: StepStats, r: ResultRow) => {
     if (r.latency_ms !== null) stats.add(r.step_key, "attributes.ag.metrics.duration.cumulative", r.latency_ms);
     stats.add(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
-    if (typeof r.usage?.total_tokens === "number") stats.add(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", r.usage.total_tokens);
+    const tokens = r.usage?.total_tokens;
+    if (typeof tokens === "number") stats.add(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", tokens);
     if (stepTypes.get(r.step_key) === "annotation" || !stepTypes.has(r.step_key)) {
       leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stats.add(r.step_key, path, value));
     }
   };
   if (scenarioId) {
-    for (const r of await scenarioResults(db, runId, scenarioId)) if (wanted(r.step_key)) add(total, r);
+    for (const r of await scenarioResults(db, scope, runId, scenarioId)) if (wanted(r.step_key)) add(total, r);
   } else {
     const chunks = (await ownChunks(db, runId)).map((c) => ({ ...c, stats: new StepStats(), succeeded: 0 }));
     for await (const r of resultPages(db, runId, null, wanted)) {
@@ -67,7 +68,9 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
       add(chunk?.stats ?? total, r);
       if (chunk && r.status === "success") chunk.succeeded++;
     }
-    const partials = chunks.map((c) => ({ first_id: c.first_id, metrics: c.stats.partials(), complete: c.succeeded === c.cells }));
+    const partials = chunks.map((c) => ({
+      first_id: c.first_id, metrics: c.stats.partials(), complete: c.succeeded === c.cells,
+    }));
     for (const p of partials) total.merge(p.metrics);
     await storeChunkMetrics(db, runId, partials);
     for await (const page of linkedChunks(db, runId)) {
@@ -77,7 +80,8 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
       }
     }
   }
-  const [row] = await insertRows(db, scope, metrics, [{ run_id: runId, scenario_id: scenarioId, status: "success", data: total.summary() }]);
+  const data = total.summary();
+  const [row] = await insertRows(db, scope, metrics, [{ run_id: runId, scenario_id: scenarioId, status: "success", data }]);
   return row;
 }
 
@@ -100,11 +104,10 @@ const withTraces = (results: string) =>
 const COLUMNS = "id, project_id, scenario_id, step_key, status, error, trace_id";
 
 /** A scenario's few results, with their traces (the scenario may be one its run links). */
-async function scenarioResults(db: Queryable, runId: string, scenarioId: string): Promise<ResultRow[]> {
-  const rows = await db.query<ResultRow>(
-    withTraces(`SELECT ${COLUMNS} FROM ${runRows(results, "$1::uuid[]")} x WHERE scenario_id = $2`),
-    [[runId], scenarioId],
-  );
+async function scenarioResults(db: Queryable, scope: Scope, runId: string, scenarioId: string): Promise<ResultRow[]> {
+  const params: unknown[] = [scenarioId];
+  const from = await runRows(db, scope.projectId, results, [runId], params);
+  const rows = await db.query<ResultRow>(withTraces(`SELECT ${COLUMNS} FROM ${from} x WHERE scenario_id = $1`), params);
   return rows.map(fromJsonb); // trace outputs may carry escaped NULs
 }
 

@@ -151,7 +151,8 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
       const count = f.leaf.count - f.skip;
       if (!f.skip && count > 0) {
         const [first_id, last_id] = [made[offset]!, made[offset + count - 1]!];
-        own.push({ chunk: f.leaf.hash, source_run_id: runId, source_step_key: plan.stepKey, first_id, last_id, count, cells: count * shape.cells });
+        const cells = count * shape.cells;
+        own.push({ chunk: f.leaf.hash, source_run_id: runId, source_step_key: plan.stepKey, first_id, last_id, count, cells });
       }
       offset += count;
     }

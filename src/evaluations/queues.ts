@@ -71,10 +71,11 @@ export async function deleteQueues(db: Queryable, scope: Scope, ids: string[]): 
 /** The queue's scenario ids in creation order (limited to `data.scenario_ids` unless `ownScope` is false). */
 async function queueScenarioIds(db: Queryable, scope: Scope, queue: Row, ownScope: boolean): Promise<string[]> {
   const only = ownScope ? (queue.data as QueueData | null)?.scenario_ids ?? null : null;
+  const params: unknown[] = [scope.projectId, only];
+  const from = await runRows(db, scope.projectId, scenarios, [queue.run_id as string], params);
   const rows = await db.query<{ id: string }>(
-    `SELECT id FROM ${runRows(scenarios, "$2::uuid[]")} s WHERE project_id = $1
-     AND ($3::uuid[] IS NULL OR id = ANY($3::uuid[])) ORDER BY id`,
-    [scope.projectId, [queue.run_id], only],
+    `SELECT id FROM ${from} s WHERE project_id = $1 AND ($2::uuid[] IS NULL OR id = ANY($2::uuid[])) ORDER BY id`,
+    params,
   );
   return rows.map((r) => r.id);
 }

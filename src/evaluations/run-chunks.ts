@@ -137,28 +137,53 @@ const CHUNK_COLUMN: Record<string, string> = { evaluation_scenarios: "id", evalu
 
 export const linkable = (t: EntityTable) => t.table in CHUNK_COLUMN;
 
+/** A source of a run's rows as a subquery; `param` adds a parameter and returns its placeholder. */
+export type RowSource = (param: (value: unknown) => string) => string;
+
 /**
- * SQL for the rows of `t` (scenarios or results) of the runs in `runIds` (a uuid[] parameter): their own, and the
- * rows their chunks link, read as theirs (their `run_id`, their input step's key; a computed result is `is_reused`).
- * Use it as a subquery.
+ * Where the rows of `t` (scenarios or results) of the runs in `runIds` are: their own, and for each run they link
+ * chunks of, that run's rows in those chunks, read as theirs (their `run_id`, their input step's key; a computed
+ * result is `is_reused`). Each source reads in id order from an index (a page of a run takes the first rows of
+ * each, not all of them), a result source by step key when `stepKeys` names them.
  */
-export function runRows(t: EntityTable, runIds: string): string {
+export async function runSources(
+  db: Queryable, projectId: string, t: EntityTable, runIds: string[], stepKeys: string[] | null,
+): Promise<RowSource[]> {
   const column = CHUNK_COLUMN[t.table];
   if (!column) throw new Error(`${t.table} rows are not linked to runs`);
   const columns = ["id", "project_id", "created_at", "updated_at", "created_by_id", "updated_by_id", ...Object.keys(t.fields)];
-  const shown = columns.map((c) => {
-    if (c === "run_id") return "l.run_id";
-    if (c === "step_key") return "CASE WHEN r.step_key = l.source_step_key THEN l.step_key ELSE r.step_key END AS step_key";
-    if (c === "flags" && "hash_id" in t.fields) {
-      return `CASE WHEN r.hash_id IS NULL THEN r.flags ELSE r.flags || '{"is_reused": true}' END AS flags`;
-    }
-    return `r."${c}"`;
-  });
-  return `(SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM ${t.table} WHERE run_id = ANY(${runIds})
-    UNION ALL
-    SELECT ${shown.join(", ")} FROM evaluation_run_chunks l
-      JOIN ${t.table} r ON r.run_id = l.source_run_id AND r.${column} BETWEEN l.first_id AND l.last_id
-    WHERE l.run_id = ANY(${runIds}) AND l.source_run_id <> l.run_id)`;
+  const own: RowSource = (param) => `(SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM ${t.table} WHERE ${
+    runIds.length === 1 ? `run_id = ${param(runIds[0])}::uuid` : `run_id = ANY(${param(runIds)}::uuid[])`})`;
+  const groups = await db.query<{ run_id: string; source_run_id: string; step_key: string; source_step_key: string }>(
+    `SELECT DISTINCT run_id, source_run_id, step_key, source_step_key FROM evaluation_run_chunks
+     WHERE run_id = ANY($1::uuid[]) AND project_id = $2 AND source_run_id <> run_id`,
+    [runIds, projectId],
+  );
+  const results = "step_key" in t.fields;
+  return [own, ...groups.map((g): RowSource => (param) => {
+    const [run, source] = [param(g.run_id), param(g.source_run_id)];
+    const inputKey = results ? [param(g.source_step_key), param(g.step_key)] : [];
+    const shown = columns.map((c) => {
+      if (c === "run_id") return `${run}::uuid AS run_id`;
+      if (c === "step_key") return `CASE WHEN r.step_key = ${inputKey[0]} THEN ${inputKey[1]} ELSE r.step_key END AS step_key`;
+      if (c === "flags" && results) return `CASE WHEN r.hash_id IS NULL THEN r.flags ELSE r.flags || '{"is_reused": true}' END AS flags`;
+      return `r."${c}"`;
+    });
+    const keys = results && stepKeys ? stepKeys.map((k) => (k === g.step_key ? g.source_step_key : k)) : null;
+    // One key as an equality, so that the (run_id, step_key, id) index gives the rows in id order.
+    const step = !keys ? "" : keys.length === 1 ? ` AND r.step_key = ${param(keys[0])}` : ` AND r.step_key = ANY(${param(keys)}::text[])`;
+    return `(SELECT ${shown.join(", ")} FROM ${t.table} r
+      CROSS JOIN LATERAL (SELECT l.last_id FROM evaluation_run_chunks l
+        WHERE l.run_id = ${run}::uuid AND l.source_run_id = ${source}::uuid AND l.first_id <= r.${column}
+        ORDER BY l.first_id DESC LIMIT 1) l
+      WHERE r.run_id = ${source}::uuid AND r.${column} <= l.last_id${step})`;
+  })];
+}
+
+/** All the rows of `t` of the runs in `runIds` (see runSources) as one subquery, its parameters added to `params`. */
+export async function runRows(db: Queryable, projectId: string, t: EntityTable, runIds: string[], params: unknown[]): Promise<string> {
+  const param = (value: unknown) => `$${params.push(value)}`;
+  return `(${(await runSources(db, projectId, t, runIds, null)).map((source) => source(param)).join(" UNION ALL ")})`;
 }
 
 /**
@@ -191,11 +216,13 @@ export async function beforeDirectWrite(db: Queryable, runIds: string[]): Promis
 export async function handOverChunks(db: Queryable, runIds: string[]): Promise<void> {
   // As in beforeDirectWrite: this waits for a plan linking these chunks, so that its links are handed over too.
   const held = await db.query<{ run_id: string; first_id: string; metrics: StepPartials | null }>(
-    "DELETE FROM evaluation_run_chunks WHERE run_id = ANY($1::uuid[]) AND source_run_id = run_id RETURNING run_id, first_id, metrics",
+    `DELETE FROM evaluation_run_chunks WHERE run_id = ANY($1::uuid[]) AND source_run_id = run_id
+     RETURNING run_id, first_id, metrics`,
     [runIds],
   );
   const metrics = new Map(held.map((c) => [`${c.run_id}/${c.first_id}`, c.metrics]));
-  const heirs = (await db.query<{ source: string; first_id: string; last_id: string; heir: string; from_key: string; to_key: string }>(
+  type Heir = { source: string; first_id: string; last_id: string; heir: string; from_key: string; to_key: string };
+  const heirs = (await db.query<Heir>(
     `SELECT DISTINCT ON (source_run_id, first_id) source_run_id AS source, first_id, last_id, run_id AS heir,
        source_step_key AS from_key, step_key AS to_key
      FROM evaluation_run_chunks WHERE source_run_id = ANY($1::uuid[]) AND run_id <> ALL($1::uuid[])

@@ -30,3 +30,5 @@ CREATE TABLE evaluation_run_chunks (
 );
 CREATE INDEX evaluation_run_chunks_lookup ON evaluation_run_chunks (project_id, signature, chunk) WHERE complete;
 CREATE INDEX evaluation_run_chunks_source ON evaluation_run_chunks (source_run_id) WHERE source_run_id <> run_id;
+-- A linked row's chunk: the last chunk the run links from that source starting at or before the row's scenario.
+CREATE INDEX evaluation_run_chunks_links ON evaluation_run_chunks (run_id, source_run_id, first_id);
