@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot, signIn, startConsoleServer, useBrowser, type ConsoleServer } from "./support.ts";
+import { finishedEvaluation } from "../support/evaluations.ts";
 
 /** Capitals, with Peru answered wrongly by the first version of the application and rightly by the second. */
 const script = (peru: string) =>
@@ -9,17 +10,9 @@ describe("console: evaluations", () => {
   const browser = useBrowser();
   let server: ConsoleServer;
   const ids: Record<string, string> = {};
-  const TERMINAL = ["success", "errors", "failure", "cancelled"];
 
   /** Polls the run (bounded) until the server has finished it. */
-  const finished = async (id: string) => {
-    for (let i = 0; i < 400; i++) {
-      const { evaluation } = await server.api("GET", `/simple/evaluations/${id}`);
-      if (TERMINAL.includes(evaluation.data.status) && !evaluation.flags.is_active) return evaluation;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`evaluation ${id} did not finish`);
-  };
+  const finished = (id: string) => finishedEvaluation((path) => server.api("GET", path), id);
 
   beforeAll(async () => {
     server = await startConsoleServer();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+import { finishedEvaluation } from "../support/evaluations.ts";
 
 // A cached re-run links the leaf chunks of its testset revision that an earlier run with the same steps completed,
 // instead of storing copies of their scenarios and results; reads of the run take the linked rows as its own.
@@ -15,16 +16,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const ROWS = 5000; // at least two leaf chunks (they hold at most 4,096 testcases), so a row appended leaves one as it was
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function finished(id: string) {
-  for (let i = 0; i < 1200; i++) {
-    const { evaluation } = await p.ok("GET", `/simple/evaluations/${id}`);
-    if (["success", "failure", "errors", "cancelled"].includes(evaluation.data.status) && !evaluation.flags.is_active) return evaluation;
-    await sleep(50);
-  }
-  throw new Error(`evaluation ${id} did not finish`);
-}
+const finished = (id: string) => finishedEvaluation((path) => p.ok("GET", path), id);
 
 const progress = async (id: string) => (await p.ok("GET", `/simple/evaluations/${id}/progress`)).progress;
 

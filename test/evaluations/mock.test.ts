@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+import { finishedEvaluation } from "../support/evaluations.ts";
 
 let server: TestServer;
 let p: TestProject;
@@ -11,7 +12,6 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The hosted runtime, at its own root (not under /api). */
 const services = (path: string, payload: unknown) =>
@@ -22,16 +22,7 @@ const services = (path: string, payload: unknown) =>
 const invokeMock = (parameters: unknown, data: Record<string, unknown> = {}) =>
   services("mock/v0/invoke", { data: { inputs: { country: "Peru" }, parameters, ...data } });
 
-/** Polls the evaluation (bounded) until it has ended, and returns it. */
-async function finished(id: string) {
-  for (let i = 0; i < 600; i++) {
-    const { evaluation } = await p.ok("GET", `/simple/evaluations/${id}`);
-    const ended = ["success", "failure", "errors"].includes(evaluation.data.status);
-    if (ended && !evaluation.flags.is_active) return evaluation;
-    await sleep(50);
-  }
-  throw new Error(`evaluation ${id} did not finish`);
-}
+const finished = (id: string) => finishedEvaluation((path) => p.ok("GET", path), id);
 
 describe("the mock workflow agenta:custom:mock:v0", () => {
   it("is listed as both an application template and an evaluator template, with its parameter schema", async () => {

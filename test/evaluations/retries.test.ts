@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStubLlm, type StubLlm } from "../support/stub-llm.ts";
 import { emptyDatabase, type EmptyDatabase } from "../support/empty-database.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+import { finishedEvaluation } from "../support/evaluations.ts";
 
 let stub: StubLlm;
 let server: TestServer;
@@ -28,16 +29,8 @@ afterAll(async () => {
   await own?.dispose();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function finished(id: string) {
-  for (let i = 0; i < 600; i++) {
-    const { evaluation } = await p.ok("GET", `/simple/evaluations/${id}`);
-    if (!evaluation.flags.is_active && evaluation.data.status !== "running") return evaluation;
-    await sleep(50);
-  }
-  throw new Error(`evaluation ${id} did not finish`);
-}
+const finished = (id: string) => finishedEvaluation((path) => p.ok("GET", path), id);
 
 /** A completion application on `model`, run over three questions and graded by exact match; answers the run and its provider calls. */
 async function evaluate(model: string) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BATCH_QUEUE } from "../../src/evaluations/simple-evaluations.ts";
 import { countByStatus } from "../../src/jobs/queue.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+import { finishedEvaluation } from "../support/evaluations.ts";
 
 let server: TestServer;
 let p: TestProject;
@@ -14,17 +15,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const TERMINAL = ["success", "failure", "errors", "cancelled"];
 
-/** Polls the evaluation (bounded) until it has ended, and returns it. */
-async function finished(id: string, project = p) {
-  for (let i = 0; i < 600; i++) {
-    const { evaluation } = await project.ok("GET", `/simple/evaluations/${id}`);
-    if (TERMINAL.includes(evaluation.data.status) && !evaluation.flags.is_active) return evaluation;
-    await sleep(50);
-  }
-  throw new Error(`evaluation ${id} did not finish`);
-}
+const finished = (id: string, project = p) => finishedEvaluation((path) => project.ok("GET", path), id);
 
 const progress = async (id: string) => (await p.ok("GET", `/simple/evaluations/${id}/progress`)).progress;
 
