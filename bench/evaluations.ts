@@ -135,7 +135,7 @@ async function largeRun(name: string, api: Api, server: Child, { app, judge }: T
     ratio: null,
     target: "completes, RSS < 1 GB",
     met: run.progress.status === "success" && run.progress.done === rows && run.peak < GB,
-    note: `${run.progress.done} scenarios, ${run.progress.cells.invoked} invocations (application and evaluator), status ${run.progress.status}${run.failures ? ` (failed results: ${run.failures})` : ""}. Scenarios are planned page by page of the testset's id list, at most 1,000 a statement; results are written a batch (200 scenarios) at a time; progress is read from counters the batches keep.`,
+    note: `${run.progress.done} scenarios, ${run.progress.cells.invoked} invocations (application and evaluator), status ${run.progress.status}${run.failures ? ` (failed results: ${run.failures})` : ""}. Scenarios are planned leaf chunk by leaf chunk of the testset's id list (each recorded, so that a later run can link it), at most 1,000 a statement; results are written a batch (200 scenarios) at a time; progress is read from counters the batches keep.`,
   };
   return { testset, ms: run.ms, line };
 }
