@@ -160,8 +160,9 @@ export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, fil
   const window = { ...windowing, order: windowing?.order ?? t.order };
   const runIds = filter?.run_id ? [filter.run_id] : filter?.run_ids;
   const stepKeys = filter?.step_key ? [filter.step_key] : filter?.step_keys;
+  const keys = Array.isArray(stepKeys) ? stepKeys.map(String) : null;
   const sources: RowSource[] = linkable(t) && Array.isArray(runIds) && runIds.every(isUuid)
-    ? await runSources(db, scope.projectId, t, runIds as string[], Array.isArray(stepKeys) ? stepKeys.map(String) : null)
+    ? await runSources(db, scope.projectId, t, runIds as string[], keys)
     : [() => t.table];
   let rows: (Row & { id: string })[] = [];
   let limit = 0;
@@ -169,7 +170,8 @@ export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, fil
     const where = conditions(scope, t, filter);
     const applied = applyWindow(where, "r.id", window, "r.created_at");
     limit = applied.limit;
-    rows.push(...await db.query<Row & { id: string }>(`SELECT * FROM ${source((v) => where.param(v))} AS r WHERE ${where} ${applied.tail}`, where.params));
+    const from = source((v) => where.param(v));
+    rows.push(...await db.query<Row & { id: string }>(`SELECT * FROM ${from} AS r WHERE ${where} ${applied.tail}`, where.params));
   }
   if (sources.length > 1) {
     const sign = window.order === "ascending" ? 1 : -1;

@@ -41,7 +41,8 @@ export class MetricStats {
   partial(): MetricPartial {
     return {
       type: this.type, count: this.#count,
-      ...(this.#numbers.length > 0 && { numbers: this.#numbers }), ...(this.#counts.size > 0 && { counts: [...this.#counts] }),
+      ...(this.#numbers.length > 0 && { numbers: this.#numbers }),
+      ...(this.#counts.size > 0 && { counts: [...this.#counts] }),
     };
   }
 
@@ -126,14 +127,19 @@ export class StepStats {
   }
 
   partials(): StepPartials {
-    const out: StepPartials = {};
-    for (const [step, byPath] of this.#steps) out[step] = Object.fromEntries([...byPath].map(([path, s]) => [path, s.partial()]));
-    return out;
+    return this.#each((s) => s.partial());
   }
 
   summary(): Record<string, Record<string, unknown>> {
-    const out: Record<string, Record<string, unknown>> = {};
-    for (const [step, byPath] of this.#steps) out[step] = Object.fromEntries([...byPath].map(([path, s]) => [path, s.summary()]));
+    return this.#each((s) => s.summary());
+  }
+
+  /** `f` of each metric, by step and path. */
+  #each<T>(f: (s: MetricStats) => T): Record<string, Record<string, T>> {
+    const out: Record<string, Record<string, T>> = {};
+    for (const [step, byPath] of this.#steps) {
+      out[step] = Object.fromEntries([...byPath].map(([path, s]) => [path, f(s)]));
+    }
     return out;
   }
 }

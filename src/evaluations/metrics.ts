@@ -41,7 +41,9 @@ export async function setMetrics(db: Queryable, scope: Scope, items: Row[]): Pro
  * results are also sorted into its own chunks (run-chunks.ts), whose metrics are stored with them; a chunk it
  * links adds the metrics stored for it instead of its results.
  */
-export async function refreshMetrics(db: Queryable, scope: Scope, runId: string, scenarioId: string | null): Promise<Row | null> {
+export async function refreshMetrics(
+  db: Queryable, scope: Scope, runId: string, scenarioId: string | null,
+): Promise<Row | null> {
   const [run] = await db.query<{ data: { steps?: { key: string; type: string }[] } | null }>(
     "SELECT data FROM evaluation_runs WHERE project_id = $1 AND id = $2",
     [scope.projectId, runId],
@@ -81,8 +83,9 @@ export async function refreshMetrics(db: Queryable, scope: Scope, runId: string,
     }
   }
   const data = total.summary();
-  const [row] = await insertRows(db, scope, metrics, [{ run_id: runId, scenario_id: scenarioId, status: "success", data }]);
-  return row;
+  const row = { run_id: runId, scenario_id: scenarioId, status: "success", data };
+  const [stored] = await insertRows(db, scope, metrics, [row]);
+  return stored;
 }
 
 /** The index of the chunk (sorted ranges of scenario ids) that holds a scenario, or -1. */

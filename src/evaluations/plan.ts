@@ -11,7 +11,7 @@ import { copyRows } from "./entity-table.ts";
 import { type BatchPayload, finishIfDone } from "./execute.ts";
 import { addPlannedScenarios } from "./progress.ts";
 import { cellHashes } from "./result-hash.ts";
-import { addChunks, type ChunkRows, type ChunkShape, chunkShape, completeChunks } from "./run-chunks.ts";
+import { addChunks, type Chunk, type ChunkRows, type ChunkShape, chunkShape, completeChunks } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
 import { results, scenarios } from "./tables.ts";
@@ -73,8 +73,12 @@ export function planHandler(db: Database, batchSize: number): JobHandler<PlanPay
             const from = planned[step.key] ?? 0;
             const plan: LeafPlan = { scope, run, runId, stepKey: step.key, shape, repeated, batchSize };
             planned[step.key] = from + (await planLeaves(tx, plan, leaves, from));
-            await tx.query("UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'queued'", [runId]);
-            if (!(await savePayload(tx, job, { ...job.payload, planned }))) throw new Error("the plan's lease was lost");
+            await tx.query(
+              "UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'queued'",
+              [runId],
+            );
+            const saved = await savePayload(tx, job, { ...job.payload, planned });
+            if (!saved) throw new Error("the plan's lease was lost");
             return planned[step.key]! < total;
           });
         }
@@ -124,7 +128,7 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
   const sources = shape && run.cached
     ? await completeChunks(tx, scope.projectId, shape.signature, window.slice(skip ? 1 : 0).map((l) => l.hash))
     : new Map<string, ChunkRows>();
-  const linked: (ChunkRows & { chunk: string })[] = [];
+  const linked: Chunk[] = [];
   const fresh: { leaf: Leaf; skip: number }[] = [];
   let rows = 0;
   let covered = 0;
@@ -145,14 +149,16 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
   for (let i = 0; i < ids.length; i += PLAN_ROWS) made.push(...(await planRows(tx, plan, ids.slice(i, i + PLAN_ROWS))));
   if (shape) {
     // Scenario ids are made in increasing order, so each leaf's scenarios are the range from its first to its last.
-    const own: (ChunkRows & { chunk: string })[] = [];
+    const own: Chunk[] = [];
     let offset = 0;
     for (const f of fresh) {
       const count = f.leaf.count - f.skip;
       if (!f.skip && count > 0) {
         const [first_id, last_id] = [made[offset]!, made[offset + count - 1]!];
         const cells = count * shape.cells;
-        own.push({ chunk: f.leaf.hash, source_run_id: runId, source_step_key: plan.stepKey, first_id, last_id, count, cells });
+        own.push({
+          chunk: f.leaf.hash, source_run_id: runId, source_step_key: plan.stepKey, first_id, last_id, count, cells,
+        });
       }
       offset += count;
     }
@@ -160,7 +166,8 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
   }
   const scenarios = linked.reduce((n, c) => n + c.count, 0);
   if (scenarios > 0) {
-    await addPlannedScenarios(tx, runId, { scenarios, succeeded: scenarios, reused: linked.reduce((n, c) => n + c.cells, 0) });
+    const reused = linked.reduce((n, c) => n + c.cells, 0);
+    await addPlannedScenarios(tx, runId, { scenarios, succeeded: scenarios, reused });
   }
   return covered;
 }

@@ -114,7 +114,8 @@ export async function recountProgress(db: Queryable, scope: Scope, runId: string
 export async function evaluationProgress(db: Queryable, scope: Scope, runId: string) {
   const [row] = await db.query<Counts & { status: string; counted: boolean; linked: number }>(
     `SELECT r.status, p.run_id IS NOT NULL AS counted, ${COLUMNS.map((c) => `p.${c}`).join(", ")},
-       (SELECT coalesce(sum(count), 0)::int FROM evaluation_run_chunks WHERE run_id = r.id AND source_run_id <> run_id) AS linked
+       (SELECT coalesce(sum(count), 0)::int FROM evaluation_run_chunks
+        WHERE run_id = r.id AND source_run_id <> run_id) AS linked
      FROM evaluation_runs r LEFT JOIN evaluation_progress p ON p.run_id = r.id
      WHERE r.project_id = $1 AND r.id = $2`,
     [scope.projectId, runId],

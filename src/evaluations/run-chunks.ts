@@ -48,12 +48,15 @@ export function chunkShape(data: { steps: RunStep[]; repeats?: number }): ChunkS
   return { signature, cells: computed.length * repeats };
 }
 
+/** A chunk of a testset revision (its leaf hash) and the rows that hold it. */
+export type Chunk = ChunkRows & { chunk: string };
+
 /**
  * The complete chunks with this signature among `hashes`, each the rows of the newest run that holds it. They are
  * locked: a write to those rows, or a deletion of their run, waits until the linking transaction ends.
  */
 export async function completeChunks(db: Queryable, projectId: string, signature: string, hashes: string[]) {
-  const rows = await db.query<ChunkRows & { chunk: string }>(
+  const rows = await db.query<Chunk>(
     `SELECT chunk, source_run_id, source_step_key, first_id, last_id, count, cells FROM evaluation_run_chunks
      WHERE project_id = $1 AND signature = $2 AND chunk = ANY($3::text[]) AND complete AND source_run_id = run_id
      FOR SHARE`,
@@ -72,7 +75,7 @@ export async function completeChunks(db: Queryable, projectId: string, signature
  * links.
  */
 export async function addChunks(
-  db: Queryable, projectId: string, runId: string, stepKey: string, signature: string, chunks: (ChunkRows & { chunk: string })[],
+  db: Queryable, projectId: string, runId: string, stepKey: string, signature: string, chunks: Chunk[],
 ): Promise<void> {
   if (chunks.length === 0) return;
   await db.query(
@@ -87,9 +90,10 @@ export async function addChunks(
 }
 
 /** A run's own chunks in scenario id order: the ranges a metrics refresh sorts its results into. */
-export async function ownChunks(db: Queryable, runId: string): Promise<{ first_id: string; last_id: string; cells: number }[]> {
-  return db.query(
-    "SELECT first_id, last_id, cells FROM evaluation_run_chunks WHERE run_id = $1 AND source_run_id = run_id ORDER BY first_id",
+export async function ownChunks(db: Queryable, runId: string) {
+  return db.query<{ first_id: string; last_id: string; cells: number }>(
+    `SELECT first_id, last_id, cells FROM evaluation_run_chunks
+     WHERE run_id = $1 AND source_run_id = run_id ORDER BY first_id`,
     [runId],
   );
 }
@@ -123,7 +127,8 @@ export async function* linkedChunks(db: Queryable, runId: string): AsyncGenerato
       `SELECT l.source_run_id, l.source_step_key, l.step_key, l.first_id, l.last_id, l.count, l.cells, s.metrics
        FROM evaluation_run_chunks l
        LEFT JOIN evaluation_run_chunks s ON s.run_id = l.source_run_id AND s.first_id = l.first_id
-       WHERE l.run_id = $1 AND l.source_run_id <> l.run_id AND l.first_id > $2 ORDER BY l.first_id LIMIT ${METRICS_PER_STATEMENT}`,
+       WHERE l.run_id = $1 AND l.source_run_id <> l.run_id AND l.first_id > $2
+       ORDER BY l.first_id LIMIT ${METRICS_PER_STATEMENT}`,
       [runId, after],
     );
     if (page.length > 0) yield page;
@@ -137,7 +142,10 @@ const CHUNK_COLUMN: Record<string, string> = { evaluation_scenarios: "id", evalu
 
 export const linkable = (t: EntityTable) => t.table in CHUNK_COLUMN;
 
-/** A source of a run's rows as a subquery; `param` adds a parameter and returns its placeholder. */
+/**
+ * One source of a run's rows: a function that writes it as a subquery, taking its parameters through `param`
+ * (which adds a parameter to the statement and answers its placeholder, `$n`).
+ */
 export type RowSource = (param: (value: unknown) => string) => string;
 
 /**
@@ -151,7 +159,9 @@ export async function runSources(
 ): Promise<RowSource[]> {
   const column = CHUNK_COLUMN[t.table];
   if (!column) throw new Error(`${t.table} rows are not linked to runs`);
-  const columns = ["id", "project_id", "created_at", "updated_at", "created_by_id", "updated_by_id", ...Object.keys(t.fields)];
+  const columns = [
+    "id", "project_id", "created_at", "updated_at", "created_by_id", "updated_by_id", ...Object.keys(t.fields),
+  ];
   const own: RowSource = (param) => `(SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM ${t.table} WHERE ${
     runIds.length === 1 ? `run_id = ${param(runIds[0])}::uuid` : `run_id = ANY(${param(runIds)}::uuid[])`})`;
   const groups = await db.query<{ run_id: string; source_run_id: string; step_key: string; source_step_key: string }>(
@@ -165,13 +175,18 @@ export async function runSources(
     const inputKey = results ? [param(g.source_step_key), param(g.step_key)] : [];
     const shown = columns.map((c) => {
       if (c === "run_id") return `${run}::uuid AS run_id`;
-      if (c === "step_key") return `CASE WHEN r.step_key = ${inputKey[0]} THEN ${inputKey[1]} ELSE r.step_key END AS step_key`;
-      if (c === "flags" && results) return `CASE WHEN r.hash_id IS NULL THEN r.flags ELSE r.flags || '{"is_reused": true}' END AS flags`;
+      if (c === "step_key") {
+        return `CASE WHEN r.step_key = ${inputKey[0]} THEN ${inputKey[1]} ELSE r.step_key END AS step_key`;
+      }
+      if (c === "flags" && results) {
+        return `CASE WHEN r.hash_id IS NULL THEN r.flags ELSE r.flags || '{"is_reused": true}' END AS flags`;
+      }
       return `r."${c}"`;
     });
     const keys = results && stepKeys ? stepKeys.map((k) => (k === g.step_key ? g.source_step_key : k)) : null;
     // One key as an equality, so that the (run_id, step_key, id) index gives the rows in id order.
-    const step = !keys ? "" : keys.length === 1 ? ` AND r.step_key = ${param(keys[0])}` : ` AND r.step_key = ANY(${param(keys)}::text[])`;
+    const step = !keys ? ""
+      : keys.length === 1 ? ` AND r.step_key = ${param(keys[0])}` : ` AND r.step_key = ANY(${param(keys)}::text[])`;
     return `(SELECT ${shown.join(", ")} FROM ${t.table} r
       CROSS JOIN LATERAL (SELECT l.last_id FROM evaluation_run_chunks l
         WHERE l.run_id = ${run}::uuid AND l.source_run_id = ${source}::uuid AND l.first_id <= r.${column}
@@ -181,7 +196,9 @@ export async function runSources(
 }
 
 /** All the rows of `t` of the runs in `runIds` (see runSources) as one subquery, its parameters added to `params`. */
-export async function runRows(db: Queryable, projectId: string, t: EntityTable, runIds: string[], params: unknown[]): Promise<string> {
+export async function runRows(
+  db: Queryable, projectId: string, t: EntityTable, runIds: string[], params: unknown[],
+): Promise<string> {
   const param = (value: unknown) => `$${params.push(value)}`;
   return `(${(await runSources(db, projectId, t, runIds, null)).map((source) => source(param)).join(" UNION ALL ")})`;
 }

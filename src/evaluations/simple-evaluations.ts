@@ -92,7 +92,8 @@ export async function startEvaluation(tx: Queryable, scope: Scope, runId: string
       [runId],
     );
     const planned = (await tx.query(
-      "SELECT 1 FROM evaluation_scenarios WHERE run_id = $1 UNION ALL SELECT 1 FROM evaluation_run_chunks WHERE run_id = $1 LIMIT 1",
+      `SELECT 1 FROM evaluation_scenarios WHERE run_id = $1
+       UNION ALL SELECT 1 FROM evaluation_run_chunks WHERE run_id = $1 LIMIT 1`,
       [runId],
     )).length > 0;
     if (!planned) await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, payload: { run_id: runId } }]);

@@ -15,7 +15,8 @@ beforeAll(async () => {
 
 afterAll(() => server.close());
 
-const ROWS = 5000; // at least two leaf chunks (they hold at most 4,096 testcases), so a row appended leaves one as it was
+// At least two leaf chunks (they hold at most 4,096 testcases), so a row appended leaves one as it was.
+const ROWS = 5000;
 
 const finished = (id: string) => finishedEvaluation((path) => p.ok("GET", path), id);
 
@@ -59,9 +60,13 @@ const chunksOf = (runId: string) => server.db.query<{ chunk: string; own: boolea
   [runId],
 );
 
+async function testset(slug: string, rows: object[]) {
+  const testcases = rows.map((data) => ({ data }));
+  return (await p.ok("POST", "/simple/testsets/", { testset: { slug, data: { testcases } } })).testset;
+}
+
 async function fixture(prefix: string) {
-  const rows = Array.from({ length: ROWS }, (_, n) => ({ data: { n: String(n) } }));
-  const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: `${prefix}-rows`, data: { testcases: rows } } })).testset;
+  const ts = await testset(`${prefix}-rows`, Array.from({ length: ROWS }, (_, n) => ({ n: String(n) })));
   const app = (await p.ok("POST", "/simple/applications/", {
     application: { slug: `${prefix}-echo`, data: { uri: "agenta:custom:mock:v0", parameters: { key: "echo" } } },
   })).application;
@@ -76,10 +81,12 @@ async function fixture(prefix: string) {
 }
 
 describe("a cached re-run after a small commit", () => {
-  it("links the chunks an earlier run completed: it writes rows for the changed chunk only, and reads whole", async () => {
+  it("links the chunks an earlier run completed: stores rows for the changed chunk only, reads whole", async () => {
     const { ts, steps, next } = await fixture("link");
     const first = await evaluate(ts.revision_id, steps);
-    expect(await progress(first.id)).toMatchObject({ status: "success", scenarios: ROWS, cells: { invoked: 2 * ROWS, reused: 0 } });
+    expect(await progress(first.id)).toMatchObject({
+      status: "success", scenarios: ROWS, cells: { invoked: 2 * ROWS, reused: 0 },
+    });
 
     const again = await evaluate(next, steps);
     expect(await progress(again.id)).toMatchObject({
@@ -116,18 +123,26 @@ describe("a cached re-run after a small commit", () => {
     const ids = scenarios.map((s) => s.id);
     expect(ids).toEqual([...ids].sort()); // in id order, across linked and own rows
 
-    const metricsOf = async (runId: string) =>
-      (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: runId, scenario_ids: false } })).metrics[0].data;
-    expect((await metricsOf(again.id))[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: ROWS + 1 });
+    const metricsOf = async (runId: string) => {
+      const query = { metrics: { run_id: runId, scenario_ids: false } };
+      const { metrics } = await p.ok("POST", "/evaluations/metrics/query", query);
+      return metrics[0].data;
+    };
+    const graderSuccess = async (runId: string) =>
+      (await metricsOf(runId))[judgeKey]["attributes.ag.data.outputs.success"];
+    expect(await graderSuccess(again.id)).toMatchObject({ count: ROWS + 1 });
 
-    // The linked chunks' metrics were merged from what the first run stored for them: the same as reading their results.
+    // The linked chunks' metrics were merged from what the first run stored for them: the same as reading their
+    // results.
     const merged = await metricsOf(again.id);
     expect(merged[judgeKey]["attributes.ag.metrics.duration.cumulative"]).toMatchObject({ count: ROWS + 1 });
     await server.db.query("UPDATE evaluation_run_chunks SET metrics = NULL WHERE run_id = $1", [first.id]);
     await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: again.id } });
     expect(await metricsOf(again.id)).toEqual(merged);
     // A linked scenario's own metrics.
-    const { metrics: [one] } = await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: again.id, scenario_id: ids[0] } });
+    const scenarioQuery = { metrics: { run_id: again.id, scenario_id: ids[0] } };
+    const refreshed = await p.ok("POST", "/evaluations/metrics/refresh", scenarioQuery);
+    const [one] = refreshed.metrics;
     expect(one.data[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: 1 });
 
     const { comparison } = await p.ok("POST", "/evaluations/runs/compare", { run_ids: [first.id, again.id] });
@@ -148,11 +163,13 @@ describe("a cached re-run after a small commit", () => {
     expect((await progress(again.id)).linked).toBe(0);
     expect((await scenariosOf(again.id)).map((s) => s.id)).toEqual(ids);
     expect(await progress(again.id)).toMatchObject({ scenarios: ROWS + 1, cells: { invoked: 2, reused: 2 * ROWS } });
-    expect((await metricsOf(again.id))[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: ROWS + 1 });
+    expect(await graderSuccess(again.id)).toMatchObject({ count: ROWS + 1 });
 
     // ... and a third run links what is now the re-run's.
     const third = await evaluate(next, steps);
-    expect(await progress(third.id)).toMatchObject({ scenarios: ROWS + 1, cells: { invoked: 0, reused: 2 * (ROWS + 1) } });
+    expect(await progress(third.id)).toMatchObject({
+      scenarios: ROWS + 1, cells: { invoked: 0, reused: 2 * (ROWS + 1) },
+    });
     expect(await stored(third.id)).toEqual({ scenarios: 0, results: 0 });
     expect(await scenariosOf(third.id)).toHaveLength(ROWS + 1);
   });
@@ -166,10 +183,14 @@ describe("a cached re-run after a small commit", () => {
     expect(await stored(plain.id)).toEqual({ scenarios: ROWS, results: 3 * ROWS });
     expect((await progress(first.id)).cells.invoked).toBe(2 * ROWS);
 
-    const rows = [{ n: 1 }, { n: 0 }, { n: 2 }];
-    const small = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "nolink-fragile", data: { testcases: rows.map((data) => ({ data })) } } })).testset;
+    const small = await testset("nolink-fragile", [{ n: 1 }, { n: 0 }, { n: 2 }]);
     const fragile = (await p.ok("POST", "/simple/applications/", {
-      application: { slug: "nolink-fragile", data: { uri: "svc:custom:code:v0", script: "function run(i) { if (!i.n) throw new Error('no n'); return i.n; }" } },
+      application: {
+        slug: "nolink-fragile",
+        data: {
+          uri: "svc:custom:code:v0", script: "function run(i) { if (!i.n) throw new Error('no n'); return i.n; }",
+        },
+      },
     })).application;
     const once = await evaluate(small.revision_id, { application_steps: [fragile.revision_id] });
     expect(once.data.status).toBe("errors");
