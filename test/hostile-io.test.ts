@@ -332,6 +332,27 @@ describe("trace batches", () => {
     expect(errors[0]).toMatchObject({ traceId: refused.traceId });
     for (const t of rows) expect((await other.ok("GET", `/traces/${t.traceId}`)).trace.inputs).toEqual(t.inputs);
   });
+
+  it("a trace id already stored is skipped; the rest of its batch is stored and nothing is reported", async () => {
+    const other = await server.project();
+    const errors: unknown[] = [];
+    const writer = new TraceWriter(server.db, (error) => errors.push(error), 10_000);
+    const trace = (n: number) => ({
+      traceId: crypto.randomUUID().replace(/-/g, ""), spanId: "0".repeat(16), references: null, inputs: { n },
+      outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [],
+    });
+    const scope = { projectId: other.id, userId: null };
+    const first = trace(1);
+    writer.add(scope, first);
+    await writer.flush();
+    const later = [trace(2), { ...first, inputs: { n: "again" } }, trace(3)];
+    for (const t of later) writer.add(scope, t);
+    await writer.flush();
+    expect(errors).toEqual([]);
+    for (const t of [first, later[0]!, later[2]!]) {
+      expect((await other.ok("GET", `/traces/${t.traceId}`)).trace.inputs).toEqual(t.inputs);
+    }
+  });
 });
 
 describe("values stored before the escape", () => {

@@ -40,6 +40,13 @@ export interface Database extends Queryable {
 export const joinCopyData = (parts: (string | Buffer)[]): Buffer<ArrayBuffer> =>
   parts.every((p) => typeof p === "string") ? Buffer.from(parts.join("")) : Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
 
+const COPY_ESCAPES = /[\\\t\n\r]/g;
+const COPY_ESCAPE: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+
+/** One field in COPY's text format: `\N` for null, the text with backslashes, tabs and line breaks escaped. */
+export const copyField = (text: string | null): string =>
+  text === null ? "\\N" : text.replace(COPY_ESCAPES, (c) => COPY_ESCAPE[c]!);
+
 /** A JSON value as a query parameter for a `jsonb` column (drivers would turn JS arrays into SQL arrays). */
 export const json = (value: unknown): string | null => (value === undefined || value === null ? null : JSON.stringify(value));
 

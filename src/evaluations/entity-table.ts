@@ -1,5 +1,5 @@
 import type { Scope } from "../accounts/scope.ts";
-import { json, type Queryable } from "../db/database.ts";
+import { copyField, copyUnlessConflict, json, type Queryable } from "../db/database.ts";
 import { unprocessable } from "../errors.ts";
 import { isUuid, uuidv7 } from "../ids/uuid-v7.ts";
 import { matchMetadata, type MetadataFilter } from "../versioning/filters.ts";
@@ -64,18 +64,22 @@ export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, it
 }
 
 /**
- * `insertRows` with `returning: false`, through COPY where the driver has it: for many rows that are all new (their
- * ids are made here, and no slot of theirs can be taken yet), such as the scenarios and results an evaluation plans.
- * PostgreSQL reads COPY's text a field at a time, where a JSON array of rows is parsed whole and then taken apart: on
- * the embedded database, a re-run of 20,000 testcases whose cells were all reused (80,000 rows) took 3.4 s, not 4.4 s.
+ * `insertRows` with `returning: false`, through COPY where the driver has it: for many rows at once, such as the
+ * scenarios and results an evaluation plans and the results of its batches. PostgreSQL reads COPY's text a field at a
+ * time, where a JSON array of rows is parsed whole and then taken apart: on the embedded database, a re-run of 20,000
+ * testcases whose cells were all reused (80,000 rows) took 3.4 s, not 4.4 s. Where a row's slot is already taken (a
+ * result a client wrote meanwhile), the load is rolled back and the rows go through `insertRows`, which fills slots in
+ * place; in a transaction only.
  */
 export async function copyRows(db: Queryable, scope: Scope, t: EntityTable, items: Row[]): Promise<Row[]> {
   if (!db.copyFrom) return insertRows(db, scope, t, items, { returning: false });
   if (items.length === 0) return [];
   const rows = newRows(scope, t, items);
   const columns = columnsOf(t);
-  const lines = rows.map((row) => `${columns.map((c) => copyField(row[c], JSON_COLUMNS.has(c))).join("\t")}\n`);
-  await db.copyFrom(`COPY ${t.table} (${columns.map(quote).join(", ")}) FROM STDIN`, lines);
+  const lines = rows.map((row) => `${columns.map((c) => fieldOf(row[c], JSON_COLUMNS.has(c))).join("\t")}\n`);
+  const sql = `COPY ${t.table} (${columns.map(quote).join(", ")}) FROM STDIN`;
+  if (!t.slot) await db.copyFrom(sql, lines);
+  else if (!(await copyUnlessConflict(db, sql, lines))) return insertRows(db, scope, t, items, { returning: false });
   return rows;
 }
 
@@ -92,14 +96,11 @@ function newRows(scope: Scope, t: EntityTable, items: Row[]): Row[] {
 
 /** The columns that are jsonb in every evaluation table. */
 const JSON_COLUMNS = new Set(["flags", "tags", "meta", "data", "error"]);
-const COPY_ESCAPES = /[\\\t\n\r]/g;
-const COPY_ESCAPE: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 
-/** One field in COPY's text format: `\N` for null, JSON for a jsonb column, and backslash escapes. */
-function copyField(value: unknown, json: boolean): string {
+/** A value as its COPY field: JSON for a jsonb column. */
+function fieldOf(value: unknown, json: boolean): string {
   if (value === null || value === undefined) return "\\N";
-  const text = json ? JSON.stringify(value) : value instanceof Date ? value.toISOString() : String(value);
-  return text.replace(COPY_ESCAPES, (c) => COPY_ESCAPE[c]!);
+  return copyField(json ? JSON.stringify(value) : value instanceof Date ? value.toISOString() : String(value));
 }
 
 /** The caller's rows with these ids, in id order (missing ones are left out). */

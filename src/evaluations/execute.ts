@@ -8,12 +8,12 @@ import { ERROR_TYPES } from "../runtime/errors.ts";
 import { runRevision, type RevisionOutcome } from "../runtime/run-revision.ts";
 import { secretCipher } from "../secrets/cipher.ts";
 import { projectSecrets } from "../secrets/provider-secrets.ts";
-import { loadTestcases } from "../testsets/testcases.ts";
+import { loadTestcaseData } from "../testsets/testcases.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { refreshMetrics } from "./metrics.ts";
 import { countBatch } from "./progress.ts";
 import { type Cell, cell, earlierResults, type EarlierResult, reusedCell } from "./cells.ts";
-import { insertRows, type Row } from "./entity-table.ts";
+import { copyRows, type Row } from "./entity-table.ts";
 import { cellHashes } from "./result-hash.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
@@ -80,7 +80,8 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
           "SELECT scenario_id, testcase_id FROM evaluation_results WHERE run_id = $1 AND step_key = $2 AND scenario_id = ANY($3::uuid[])",
           [runId, input.key, scenarioIds],
         )).map((r) => [r.scenario_id, r.testcase_id]));
-      const testcases = new Map((await loadTestcases(db, scope.projectId, [...new Set(testcaseOf.values())])).map((t) => [t.id, t]));
+      const read = await loadTestcaseData(db, scope.projectId, [...new Set(testcaseOf.values())]);
+      const testcases = new Map(read.map((t) => [t.id, t]));
       const repeats = Math.max(1, run.data.repeats ?? 1);
       const work = scenarioIds.flatMap((scenarioId) => Array.from({ length: repeats }, (_, repeat) => {
         const testcaseId = testcaseOf.get(scenarioId) ?? null;
@@ -143,11 +144,11 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         );
         if (still?.open) {
           await countBatch(tx, runId, cells, scenarioStatus);
-          await insertRows(tx, scope, results, cells.map(({ outputs: _, ...c }) => ({ ...c, run_id: runId })), { returning: false });
+          await copyRows(tx, scope, results, cells.map(({ outputs: _, ...c }) => ({ ...c, run_id: runId })));
           await tx.query(
             `UPDATE evaluation_scenarios s SET status = x.status, updated_at = now()
-             FROM jsonb_each_text($1::jsonb) AS x(id, status) WHERE s.id = x.id::uuid`,
-            [JSON.stringify(Object.fromEntries(scenarioStatus))],
+             FROM unnest($1::uuid[], $2::text[]) AS x(id, status) WHERE s.id = x.id`,
+            [[...scenarioStatus.keys()], [...scenarioStatus.values()]],
           );
         }
         await complete(tx, job);

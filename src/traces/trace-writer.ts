@@ -1,6 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { toJsonbText } from "../db/jsonb-text.ts";
+import { copyField, type Queryable } from "../db/database.ts";
+import { jsonbText, toJsonbText } from "../db/jsonb-text.ts";
 import { packSpans } from "./stored-spans.ts";
 import type { InvocationRecord } from "./traces.ts";
 
@@ -55,20 +55,36 @@ export class TraceWriter {
     } catch (error) {
       if (batch.length === 1) return this.#onError(error);
       for (const row of batch) {
-        await this.#insert([row]).catch((rowError: unknown) =>
+        await this.#insertRows([row]).catch((rowError: unknown) =>
           this.#onError(Object.assign(rowError as object, { traceId: row.trace_id, projectId: row.project_id })));
       }
     }
   }
 
+  /** A batch through COPY where the driver has it; a trace id already stored fails it, and `#write` goes row by row. */
   #insert(batch: Record<string, unknown>[]): Promise<unknown> {
+    if (!this.#db.copyFrom) return this.#insertRows(batch);
+    const field = (t: Record<string, unknown>, c: string) => copyField(c in TEXT ? text(t[c]) : jsonbText(t[c]));
+    const lines = batch.map((t) => `${COLUMNS.map((c) => field(t, c)).join("\t")}\n`);
+    return this.#db.copyFrom(`COPY traces (${COLUMNS.join(", ")}) FROM STDIN`, lines);
+  }
+
+  /** Rows through INSERT, which skips a trace already stored. */
+  #insertRows(batch: Record<string, unknown>[]): Promise<unknown> {
     return this.#db.query(
-      `INSERT INTO traces (trace_id, project_id, span_id, refs, inputs, outputs, status, latency_ms, usage, spans)
-       SELECT trace_id, project_id, span_id, refs, inputs, outputs, status, latency_ms, usage, spans
-       FROM jsonb_to_recordset($1::jsonb) AS t(trace_id text, project_id uuid, span_id text, refs jsonb, inputs jsonb, outputs jsonb,
-         status jsonb, latency_ms double precision, usage jsonb, spans jsonb)
+      `INSERT INTO traces (${COLUMNS.join(", ")})
+       SELECT ${COLUMNS.join(", ")}
+       FROM json_to_recordset($1::json) AS t(trace_id text, project_id uuid, span_id text, refs json, inputs json,
+         outputs json, status json, latency_ms double precision, usage json, spans json)
        ON CONFLICT DO NOTHING`,
       [toJsonbText(JSON.stringify(batch))],
     );
   }
 }
+
+const COLUMNS = [
+  "trace_id", "project_id", "span_id", "refs", "inputs", "outputs", "status", "latency_ms", "usage", "spans",
+];
+/** The columns stored as text (ids, a number); the others hold JSON. */
+const TEXT = { trace_id: true, project_id: true, span_id: true, latency_ms: true };
+const text = (value: unknown) => (value === null || value === undefined ? null : String(value));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyRows, fetchRows, insertRows, type Row } from "../../src/evaluations/entity-table.ts";
-import { scenarios } from "../../src/evaluations/tables.ts";
+import { results, scenarios } from "../../src/evaluations/tables.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 
 let server: TestServer;
@@ -228,7 +228,7 @@ describe("evaluation metrics", () => {
   });
 });
 
-describe("bulk rows (copyRows, as a plan stores its scenarios and results)", () => {
+describe("bulk rows (copyRows, as a plan and its batches store scenarios and results)", () => {
   it("stores through COPY exactly what an insert stores, escapes and all", async () => {
     const run = await newRun();
     const scope = { projectId: p.id, userId: p.userId };
@@ -253,5 +253,22 @@ describe("bulk rows (copyRows, as a plan stores its scenarios and results)", () 
       status: "odd\tstatus\r\nwith \\N and \\", flags: { is_reused: true },
       timestamp: "2026-01-02T03:04:05.678Z", interval: 7,
     });
+  });
+
+  it("stores a batch's results over the ones a client already set in their slots, as an insert does", async () => {
+    const run = await newRun();
+    const scope = { projectId: p.id, userId: p.userId };
+    const [scenario] = (await p.ok("POST", "/evaluations/scenarios/", { scenarios: [{ run_id: run.id }] })).scenarios;
+    const slot = { run_id: run.id, scenario_id: scenario.id, repeat_idx: 0 };
+    await p.ok("POST", "/evaluations/results/", { results: [{ ...slot, step_key: "judge", status: "failure" }] });
+    // One slot is taken, one is free: the COPY gives way, and the rows go in as an upsert in the same transaction.
+    await server.db.transaction((tx) => copyRows(tx, scope, results, [
+      { ...slot, step_key: "judge", status: "success", trace_id: "a".repeat(32) },
+      { ...slot, step_key: "app", status: "success" },
+    ]));
+    const stored = await p.ok("POST", "/evaluations/results/query", { result: { run_id: run.id } });
+    expect(stored.results.map((r: Row) => [r.step_key, r.status, r.trace_id]).sort()).toEqual([
+      ["app", "success", null], ["judge", "success", "a".repeat(32)],
+    ]);
   });
 });
