@@ -20,6 +20,8 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly driver: "pglite" | "postgres";
+  /** Both drivers have bulk loads (see `Queryable.copyFrom`). */
+  copyFrom(sql: string, data: (string | Buffer)[]): Promise<void>;
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs `work` on one dedicated connection (session-level locks, LISTEN). */

@@ -51,7 +51,7 @@ export async function openPglite(dataDir: string | null, options: { maintenanceM
   return {
     driver: "pglite",
     query: self.query,
-    copyFrom: self.copyFrom,
+    copyFrom: self.copyFrom!,
     transaction: (work) => pg.transaction((tx) => work(run(tx))),
     session,
     async listen(channel, onMessage) {

@@ -100,7 +100,7 @@ export async function openPostgres(connectionString: string, options: Partial<Po
   return {
     driver: "postgres",
     query: self.query,
-    copyFrom: self.copyFrom,
+    copyFrom: self.copyFrom!,
     session,
     transaction: (work) =>
       session(async (conn) => {

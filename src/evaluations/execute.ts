@@ -4,16 +4,16 @@ import type { Queryable } from "../db/database.ts";
 import { complete, hasOpenJobs, type Job } from "../jobs/queue.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { workflows, type WorkflowData } from "../kinds/workflows.ts";
-import { ERROR_TYPES } from "../runtime/errors.ts";
-import { runRevision, type RevisionOutcome } from "../runtime/run-revision.ts";
 import { secretCipher } from "../secrets/cipher.ts";
 import { projectSecrets } from "../secrets/provider-secrets.ts";
 import { loadTestcaseData } from "../testsets/testcases.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { refreshMetrics } from "./metrics.ts";
 import { countBatch } from "./progress.ts";
-import { type Cell, cell, earlierResults, type EarlierResult, reusedCell } from "./cells.ts";
-import { copyRows, type Row } from "./entity-table.ts";
+import type { BatchWork } from "./batch-cells.ts";
+import { CellInvoker } from "./cell-invoker.ts";
+import { earlierResults, type EarlierResult } from "./cells.ts";
+import { copyRows } from "./entity-table.ts";
 import { cellHashes } from "./result-hash.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
@@ -35,6 +35,8 @@ interface RunRow {
 }
 
 export interface ExecuteOptions {
+  /** Batches of this process invoking at once; more are claimed, so one stores its results while the next invokes. */
+  invoking: number;
   /** Invocations running at once within one batch, unless the run sets `data.concurrency.batch_size`. */
   concurrency: number;
   /** Retries of an invocation that failed in a way trying again may cure (see `withRetries`), before the cell is recorded as failed. */
@@ -44,17 +46,20 @@ export interface ExecuteOptions {
 
 /**
  * Runs one batch of a server-run evaluation: for each scenario its testcase goes through the
- * application (when there is one), then each automatic evaluator grades the output. A cell whose
- * result hash already has a successful result is reused instead of invoked when the run asks for it
- * (`flags.is_cached`). The batch's results are stored with the job's completion in one transaction, so a
- * batch cut short by a crash is run again whole and stored once; the last batch closes the run with its
- * metrics and final status.
+ * application (when there is one), then each automatic evaluator grades the output, on the evaluation
+ * thread (`computeCells`, through `CellInvoker`). A cell whose result hash already has a successful
+ * result is reused instead of invoked when the run asks for it (`flags.is_cached`). The batch's results
+ * are stored with the job's completion in one transaction, so a batch cut short by a crash is run again
+ * whole and stored once; the last batch closes the run with its metrics and final status.
  */
 export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandler<BatchPayload> {
   const cipher = secretCipher(ctx.config);
   const { db } = ctx;
+  const invoker = new CellInvoker(ctx.sandbox, ctx.traces);
+  const invoking = new Permits(options.invoking);
   return {
     queue: BATCH_QUEUE,
+    close: () => invoker.close(),
     async run(job: Job<BatchPayload>, signal: AbortSignal) {
       const { run_id: runId, scenario_ids: scenarioIds } = job.payload;
       const [run] = await db.query<RunRow>(
@@ -69,70 +74,46 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       const steps = run.data.steps;
       const input = steps.find((s) => s.type === "input")!;
       const { app, graders } = computedSteps(steps);
-      const revisions = new Map<string, { data: WorkflowData; refs: Record<string, unknown> }>();
+      const revisions: BatchWork["revisions"] = {};
       for (const step of app ? [app, ...graders] : graders) {
         const { data } = await pinnedRevision(db, scope, step.revisionId);
-        revisions.set(step.key, { data, refs: step.references });
+        revisions[step.key] = { data, refs: step.references };
       }
       const testcaseOf = new Map(job.payload.testcase_ids
         ? scenarioIds.map((id, i) => [id, job.payload.testcase_ids![i]!])
         : (await db.query<{ scenario_id: string; testcase_id: string }>(
-          "SELECT scenario_id, testcase_id FROM evaluation_results WHERE run_id = $1 AND step_key = $2 AND scenario_id = ANY($3::uuid[])",
+          `SELECT scenario_id, testcase_id FROM evaluation_results
+           WHERE run_id = $1 AND step_key = $2 AND scenario_id = ANY($3::uuid[])`,
           [runId, input.key, scenarioIds],
         )).map((r) => [r.scenario_id, r.testcase_id]));
       const read = await loadTestcaseData(db, scope.projectId, [...new Set(testcaseOf.values())]);
-      const testcases = new Map(read.map((t) => [t.id, t]));
       const repeats = Math.max(1, run.data.repeats ?? 1);
-      const work = scenarioIds.flatMap((scenarioId) => Array.from({ length: repeats }, (_, repeat) => {
-        const testcaseId = testcaseOf.get(scenarioId) ?? null;
-        const hashes = testcaseId ? cellHashes(app, graders, testcaseId, repeat) : null;
-        return { scenarioId, repeat, testcaseId, hashes };
-      }));
-      const allHashes = work.flatMap((w) => [...(w.hashes?.values() ?? [])]);
-      const reusable = run.flags.is_cached === true && !job.payload.fresh
-        ? await earlierResults(db, scope.projectId, allHashes, { outputs: true, traces: ctx.traces })
-        : new Map<string, EarlierResult>();
-      const secrets = await projectSecrets(db, scope, cipher);
-      const invoke = (step: RunStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
-        const r = revisions.get(step.key)!;
-        return withRetries(options, signal, () => runRevision(ctx.traces, {
-          scope, data: r.data, references: r.refs, inputs, outputs, testcase,
-          options: {
-            secrets, allowPrivateHooks: ctx.config.allowPrivateHooks, sandbox: ctx.sandbox?.runner(scope.projectId),
-            limits: {
-              templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps },
-              mockDelayMs: ctx.config.mockMaxDelayMs,
-            },
-          },
+      const cells = scenarioIds.flatMap((scenarioId) => {
+        const testcaseId = testcaseOf.get(scenarioId);
+        if (!testcaseId) return [];
+        return Array.from({ length: repeats }, (_, repeat) => ({
+          scenarioId, repeat, testcaseId, hashes: Object.fromEntries(cellHashes(app, graders, testcaseId, repeat)),
         }));
-      };
-
-      const cells: Cell[] = [];
-      const scenarioStatus = new Map<string, string>();
-      const limit = Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency);
-      await eachLimited(work, limit, async ({ scenarioId, repeat, testcaseId, hashes }) => {
-        if (signal.aborted) throw signal.reason;
-        const testcase = testcaseId ? testcases.get(testcaseId) : undefined;
-        if (!testcaseId || !testcase || !hashes) return;
-        const inputs = (testcase.data ?? {}) as Record<string, unknown>;
-        const testcaseRecord = { id: testcase.id, data: testcase.data };
-        const compute = async (step: RunStep, hashId: string, outputs: unknown) => {
-          const earlier = reusable.get(hashId);
-          if (earlier) return reusedCell(earlier, scenarioId, step.key, repeat);
-          return cell(scenarioId, step.key, repeat, hashId, testcaseId, await invoke(step, inputs, outputs, testcaseRecord));
-        };
-        let upstream: Cell | null = null;
-        if (app) cells.push((upstream = await compute(app, hashes.get(app.key)!, undefined)));
-        let ok = !upstream || upstream.status === "success";
-        // Without an application, evaluators grade what the testcase holds as the output.
-        const outputs = upstream ? upstream.outputs : (inputs.outputs ?? inputs.output ?? null);
-        for (const grader of ok ? graders : []) {
-          const graded = await compute(grader, hashes.get(grader.key)!, outputs);
-          cells.push(graded);
-          ok &&= graded.status === "success";
-        }
-        if (!ok || !scenarioStatus.has(scenarioId)) scenarioStatus.set(scenarioId, ok ? "success" : "failure");
       });
+      const hashes = cells.flatMap((c) => Object.values(c.hashes));
+      const reusable = run.flags.is_cached === true && !job.payload.fresh
+        ? await earlierResults(db, scope.projectId, hashes, { outputs: true, traces: ctx.traces })
+        : new Map<string, EarlierResult>();
+      await invoking.acquire(signal);
+      const { cells: computed, statuses } = await invoker.run({
+        scope, app, graders, revisions, cells, testcases: Object.fromEntries(read.map((t) => [t.id, t])),
+        reusable: Object.fromEntries(reusable), secrets: await projectSecrets(db, scope, cipher),
+        limit: Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency),
+        retries: options.retries, retryBaseMs: options.retryBaseMs,
+        runtime: {
+          allowPrivateHooks: ctx.config.allowPrivateHooks,
+          limits: {
+            templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps },
+            mockDelayMs: ctx.config.mockMaxDelayMs,
+          },
+        },
+      }, signal).finally(() => invoking.release());
+      const scenarioStatus = new Map<string, string>(Object.entries(statuses));
 
       // The batch's traces are stored before its results, which point at them (reuse and metrics read them).
       await ctx.traces?.flush();
@@ -143,8 +124,8 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
           [runId],
         );
         if (still?.open) {
-          await countBatch(tx, runId, cells, scenarioStatus);
-          await copyRows(tx, scope, results, cells.map(({ outputs: _, ...c }) => ({ ...c, run_id: runId })));
+          await countBatch(tx, runId, computed, scenarioStatus);
+          await copyRows(tx, scope, results, computed.map((c) => ({ ...c, run_id: runId })));
           await tx.query(
             `UPDATE evaluation_scenarios s SET status = x.status, updated_at = now()
              FROM unnest($1::uuid[], $2::text[]) AS x(id, status) WHERE s.id = x.id`,
@@ -175,30 +156,6 @@ async function pinnedRevision(db: Queryable, scope: Scope, id: string): Promise<
 }
 
 /**
- * Retries, with backoff, an invocation that a provider rate-limited, that the code sandbox had no room for, or
- * whose provider or hook was unreachable or answered a 5xx (a connection reset, a provider's bad minute);
- * any other outcome (a success, the application's own error, a timeout that already waited its full time) returns at once.
- */
-async function withRetries(o: ExecuteOptions, signal: AbortSignal, call: () => Promise<RevisionOutcome>) {
-  for (let attempt = 0; ; attempt++) {
-    const outcome = await call();
-    const again = !outcome.ok && (outcome.error.transient || outcome.error.type === ERROR_TYPES.rateLimited || outcome.error.type === ERROR_TYPES.codeBusy);
-    if (!again || attempt >= o.retries || signal.aborted) return outcome;
-    const hinted = outcome.ok ? null : outcome.error.retryAfterSeconds;
-    await new Promise((r) => setTimeout(r, hinted ? hinted * 1000 : o.retryBaseMs * 2 ** attempt));
-  }
-}
-
-/** Runs `task` over `items`, at most `limit` at once. */
-async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await task(items[next++]);
-  });
-  await Promise.all(lanes);
-}
-
-/**
  * When no plan or batch of the run is left: its metrics are computed (and its chunks whose scenarios all succeeded
  * offered to later runs), and it ends `success`, `errors` or `failure` (the scenarios of chunks it links all
  * succeeded).
@@ -216,4 +173,41 @@ export async function finishIfDone(db: Queryable, scope: Scope, runId: string): 
      WHERE r.id = $1 AND r.status IN ('queued', 'running')`,
     [runId],
   );
+}
+
+/** At most `size` holders at once; the others wait in turn. */
+class Permits {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  /** Resolves once a permit is this caller's; rejects if `signal` aborts first. */
+  acquire(signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return Promise.reject(signal.reason);
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const granted = () => {
+        signal.removeEventListener("abort", aborted);
+        resolve();
+      };
+      const aborted = () => {
+        this.#waiting.splice(this.#waiting.indexOf(granted), 1);
+        reject(signal.reason);
+      };
+      this.#waiting.push(granted);
+      signal.addEventListener("abort", aborted, { once: true });
+    });
+  }
+
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
+  }
 }

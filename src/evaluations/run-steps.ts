@@ -69,7 +69,7 @@ export function simpleSteps(steps: RunStep[] | null | undefined): Required<Simpl
   return out;
 }
 
-type PinnedStep = RunStep & ComputedStep;
+export type PinnedStep = RunStep & ComputedStep;
 
 /** What the server computes for each scenario: the application step (if any), then the automatic evaluators. */
 export function computedSteps(steps: RunStep[]): { app: PinnedStep | null; graders: PinnedStep[] } {

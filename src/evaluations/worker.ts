@@ -9,6 +9,8 @@ export function evaluationWorker(ctx: AppContext, onError: (error: unknown) => v
   if (batches === 0) return null;
   return new JobWorker(ctx.db, [
     planHandler(ctx.db, batchSize),
-    batchHandler(ctx, { concurrency, retries: 4, retryBaseMs: 1000 }),
-  ], { concurrency: batches, leaseMs, pollMs: 2_000, onError });
+    batchHandler(ctx, { invoking: batches, concurrency, retries: 4, retryBaseMs: 1000 }),
+    // Twice the batches that invoke at once: while one batch reads its testcases or stores its results, the next
+    // invokes (a plan takes one of these places too).
+  ], { concurrency: 2 * batches, leaseMs, pollMs: 2_000, onError });
 }

@@ -8,6 +8,8 @@ export interface JobHandler<P = unknown> {
   run(job: Job<P>, signal: AbortSignal): Promise<void>;
   /** Called once for a job that will not be tried again, with its last error, before it is marked failed. */
   giveUp?(job: Job<P>, error: unknown): Promise<void>;
+  /** Releases what the handler holds (a thread), once the worker has stopped and its jobs have settled. */
+  close?(): Promise<void>;
 }
 
 export interface JobWorkerOptions {
@@ -93,6 +95,7 @@ export class JobWorker {
     await this.#polling;
     for (const controller of this.#running.values()) controller.abort(new Error("the server is stopping"));
     await Promise.allSettled([...this.#settled]);
+    await Promise.all(this.#handlers.map((handler) => handler.close?.()));
   }
 
   #schedule(): void {

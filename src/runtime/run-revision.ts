@@ -1,11 +1,15 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { WorkflowData } from "../kinds/workflows.ts";
-import type { TraceStatus } from "../traces/traces.ts";
-import type { TraceWriter } from "../traces/trace-writer.ts";
+import type { InvocationRecord, TraceStatus } from "../traces/traces.ts";
 import { invalidParameters, toWorkflowError, type WorkflowError } from "./errors.ts";
 import type { InvokeRequest } from "./invoke-request.ts";
 import { invokeWorkflow } from "./invoke.ts";
 import { newSpanId, newTraceId, type Span } from "./trace.ts";
+
+/** Where an invocation's trace goes: the server's trace writer, or a batch's list on the evaluation thread. */
+export interface TraceSink {
+  add(scope: Scope, trace: InvocationRecord): void;
+}
 
 /** One invocation of a stored workflow revision by the server itself (an evaluation step), traced like a client's. */
 export interface RevisionCall {
@@ -24,7 +28,7 @@ export type RevisionOutcome =
   | { ok: false; error: WorkflowError; traceId: string };
 
 /** Runs the revision through the hosted runtime and records its trace; a failure is an outcome, never a throw. */
-export async function runRevision(traces: TraceWriter | undefined, call: RevisionCall): Promise<RevisionOutcome> {
+export async function runRevision(traces: TraceSink | undefined, call: RevisionCall): Promise<RevisionOutcome> {
   const ids = { traceId: newTraceId(), spanId: newSpanId() };
   const started = performance.now();
   const record = (status: TraceStatus, outputs: unknown, usage: unknown, spans: Span[]) =>

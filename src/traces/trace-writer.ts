@@ -1,27 +1,29 @@
 import type { Scope } from "../accounts/scope.ts";
-import { copyField, type Queryable } from "../db/database.ts";
-import { jsonbText, toJsonbText } from "../db/jsonb-text.ts";
+import { copyField, type Database } from "../db/database.ts";
+import { jsonbText } from "../db/jsonb-text.ts";
 import { packSpans } from "./stored-spans.ts";
 import type { InvocationRecord } from "./traces.ts";
 
 /**
- * Traces are written in batches, off the invoke path: one multi-row insert every `intervalMs` (or
- * sooner when `maxBatch` are waiting). An embedded database runs queries on the server's own thread,
- * so one insert per invocation would cost every caller; a batch costs one insert per interval.
+ * Traces are written in batches, off the invoke path: one COPY every `intervalMs` (or sooner when
+ * `maxBatch` are waiting). An embedded database runs queries on the server's own thread, so one
+ * insert per invocation would cost every caller; a batch costs one COPY per interval. Each trace
+ * waits as its line of COPY text (`traceLine`), which the evaluation thread writes for its own traces.
  * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered.
- * A batch the database refuses is written again row by row: only the rows it refuses are lost (and
- * reported to `onError`), never another caller's trace that shared their batch.
+ * A batch the database refuses is written again line by line: a trace already stored is skipped, and
+ * only the lines the database refuses are lost (and reported to `onError`), never another caller's
+ * trace that shared their batch.
  */
 export class TraceWriter {
-  readonly #db: Queryable;
+  readonly #db: Pick<Database, "copyFrom">;
   readonly #intervalMs: number;
   readonly #maxBatch: number;
-  #pending: Record<string, unknown>[] = [];
+  #pending: string[] = [];
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> = Promise.resolve();
   readonly #onError: (error: unknown) => void;
 
-  constructor(db: Queryable, onError: (error: unknown) => void, intervalMs = 100, maxBatch = 500) {
+  constructor(db: Pick<Database, "copyFrom">, onError: (error: unknown) => void, intervalMs = 100, maxBatch = 500) {
     this.#db = db;
     this.#onError = onError;
     this.#intervalMs = intervalMs;
@@ -29,12 +31,14 @@ export class TraceWriter {
   }
 
   add(scope: Scope, t: InvocationRecord): void {
-    this.#pending.push({
-      trace_id: t.traceId, project_id: scope.projectId, span_id: t.spanId, refs: t.references, inputs: t.inputs, outputs: t.outputs,
-      status: t.status, latency_ms: t.latencyMs, usage: t.usage, spans: packSpans(t, t.spans),
-    });
+    this.addLines([traceLine(scope, t)]);
+  }
+
+  /** Traces already written as lines (`traceLine`). */
+  addLines(lines: string[]): void {
+    for (const line of lines) this.#pending.push(line);
     if (this.#pending.length >= this.#maxBatch) void this.flush();
-    else this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);
+    else if (this.#pending.length > 0) this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);
   }
 
   /** Writes what is waiting; resolves when everything added before the call is stored. */
@@ -49,42 +53,36 @@ export class TraceWriter {
     return this.#writing;
   }
 
-  async #write(batch: Record<string, unknown>[]): Promise<void> {
+  async #write(batch: string[]): Promise<void> {
     try {
-      await this.#insert(batch);
-    } catch (error) {
-      if (batch.length === 1) return this.#onError(error);
-      for (const row of batch) {
-        await this.#insertRows([row]).catch((rowError: unknown) =>
-          this.#onError(Object.assign(rowError as object, { traceId: row.trace_id, projectId: row.project_id })));
+      await this.#copy(batch);
+    } catch {
+      for (const line of batch) {
+        await this.#copy([line]).catch((error: { code?: string }) => {
+          if (error.code === UNIQUE_VIOLATION) return; // stored already
+          const [traceId, projectId] = line.split("\t", 2);
+          this.#onError(Object.assign(error, { traceId, projectId }));
+        });
       }
     }
   }
 
-  /** A batch through COPY where the driver has it; a trace id already stored fails it, and `#write` goes row by row. */
-  #insert(batch: Record<string, unknown>[]): Promise<unknown> {
-    if (!this.#db.copyFrom) return this.#insertRows(batch);
-    const field = (t: Record<string, unknown>, c: string) => copyField(c in TEXT ? text(t[c]) : jsonbText(t[c]));
-    const lines = batch.map((t) => `${COLUMNS.map((c) => field(t, c)).join("\t")}\n`);
+  #copy(lines: string[]): Promise<void> {
     return this.#db.copyFrom(`COPY traces (${COLUMNS.join(", ")}) FROM STDIN`, lines);
-  }
-
-  /** Rows through INSERT, which skips a trace already stored. */
-  #insertRows(batch: Record<string, unknown>[]): Promise<unknown> {
-    return this.#db.query(
-      `INSERT INTO traces (${COLUMNS.join(", ")})
-       SELECT ${COLUMNS.join(", ")}
-       FROM json_to_recordset($1::json) AS t(trace_id text, project_id uuid, span_id text, refs json, inputs json,
-         outputs json, status json, latency_ms double precision, usage json, spans json)
-       ON CONFLICT DO NOTHING`,
-      [toJsonbText(JSON.stringify(batch))],
-    );
   }
 }
 
+const UNIQUE_VIOLATION = "23505";
 const COLUMNS = [
   "trace_id", "project_id", "span_id", "refs", "inputs", "outputs", "status", "latency_ms", "usage", "spans",
 ];
-/** The columns stored as text (ids, a number); the others hold JSON. */
-const TEXT = { trace_id: true, project_id: true, span_id: true, latency_ms: true };
 const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+
+/** A trace as a line of COPY text for the traces table: spans packed (stored-spans.ts), values as JSON. */
+export function traceLine(scope: Scope, t: InvocationRecord): string {
+  const fields = [
+    text(t.traceId), scope.projectId, text(t.spanId), jsonbText(t.references), jsonbText(t.inputs),
+    jsonbText(t.outputs), jsonbText(t.status), text(t.latencyMs), jsonbText(t.usage), jsonbText(packSpans(t, t.spans)),
+  ];
+  return `${fields.map(copyField).join("\t")}\n`;
+}

@@ -1,0 +1,114 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { WorkflowData } from "../kinds/workflows.ts";
+import type { RunSandbox } from "../runtime/code/sandbox.ts";
+import { ERROR_TYPES } from "../runtime/errors.ts";
+import type { InvokeRequest } from "../runtime/invoke-request.ts";
+import type { ProviderSecret } from "../runtime/providers/resolve.ts";
+import { runRevision, type RevisionOutcome, type TraceSink } from "../runtime/run-revision.ts";
+import { type Cell, cell, type EarlierResult, reusedCell } from "./cells.ts";
+import type { PinnedStep } from "./run-steps.ts";
+
+/*
+ * The invoking part of a batch: each scenario's testcase through the application, then each automatic evaluator on
+ * its output, a cell a step. Everything it needs is plain data, read by the batch beforehand, so that it runs on the
+ * evaluation thread (see cell-thread.ts) while the main thread serves requests and stores results.
+ */
+
+/** One batch's invocations and what they need. */
+export interface BatchWork {
+  scope: Scope;
+  app: PinnedStep | null;
+  graders: PinnedStep[];
+  /** Each computed step's pinned revision, by step key. */
+  revisions: Record<string, { data: WorkflowData; refs: Record<string, unknown> }>;
+  cells: { scenarioId: string; repeat: number; testcaseId: string; hashes: Record<string, string> }[];
+  testcases: Record<string, { id: string; data: unknown }>;
+  /** Earlier results a cached run takes instead of invoking, by result hash. */
+  reusable: Record<string, EarlierResult>;
+  secrets: ProviderSecret[];
+  /** Invocations at once. */
+  limit: number;
+  retries: number;
+  retryBaseMs: number;
+  runtime: Pick<InvokeRequest, "allowPrivateHooks" | "limits">;
+}
+
+/** A batch's cells (without outputs, which only the evaluators downstream read) and each scenario's status. */
+export interface BatchCells {
+  cells: Omit<Cell, "outputs">[];
+  statuses: Record<string, "success" | "failure">;
+}
+
+/** Where a batch's invocations leave their traces, and run custom code. */
+export interface CellHost {
+  traces: TraceSink;
+  sandbox?: RunSandbox;
+  signal: AbortSignal;
+}
+
+export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchCells> {
+  const { app, graders, scope, signal } = { ...w, signal: host.signal };
+  const invoke = (step: PinnedStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
+    const r = w.revisions[step.key]!;
+    return withRetries(w, signal, () => runRevision(host.traces, {
+      scope, data: r.data, references: r.refs, inputs, outputs, testcase,
+      options: { secrets: w.secrets, ...w.runtime, sandbox: host.sandbox },
+    }));
+  };
+  const cells: Omit<Cell, "outputs">[] = [];
+  const statuses: BatchCells["statuses"] = {};
+  await eachLimited(w.cells, w.limit, async ({ scenarioId, repeat, testcaseId, hashes }) => {
+    if (signal.aborted) throw signal.reason;
+    const testcase = w.testcases[testcaseId];
+    if (!testcase) return;
+    const inputs = (testcase.data ?? {}) as Record<string, unknown>;
+    const compute = async (step: PinnedStep, outputs: unknown): Promise<Cell> => {
+      const hashId = hashes[step.key]!;
+      const earlier = w.reusable[hashId];
+      if (earlier) return reusedCell(earlier, scenarioId, step.key, repeat);
+      return cell(scenarioId, step.key, repeat, hashId, testcaseId, await invoke(step, inputs, outputs, testcase));
+    };
+    const keep = ({ outputs: _, ...c }: Cell) => cells.push(c);
+    let upstream: Cell | null = null;
+    if (app) keep((upstream = await compute(app, undefined)));
+    let ok = !upstream || upstream.status === "success";
+    // Without an application, evaluators grade what the testcase holds as the output.
+    const outputs = upstream ? upstream.outputs : (inputs.outputs ?? inputs.output ?? null);
+    for (const grader of ok ? graders : []) {
+      const graded = await compute(grader, outputs);
+      keep(graded);
+      ok &&= graded.status === "success";
+    }
+    if (!ok || !statuses[scenarioId]) statuses[scenarioId] = ok ? "success" : "failure";
+  });
+  return { cells, statuses };
+}
+
+/**
+ * Retries, with backoff, an invocation that a provider rate-limited, that the code sandbox had no room for, or
+ * whose provider or hook was unreachable or answered a 5xx (a connection reset, a provider's bad minute);
+ * any other outcome (a success, the application's own error, a timeout that already waited its full time) returns at
+ * once.
+ */
+async function withRetries(
+  o: { retries: number; retryBaseMs: number }, signal: AbortSignal, call: () => Promise<RevisionOutcome>,
+) {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await call();
+    const again = !outcome.ok && (outcome.error.transient || RETRIED.has(outcome.error.type));
+    if (!again || attempt >= o.retries || signal.aborted) return outcome;
+    const hinted = outcome.ok ? null : outcome.error.retryAfterSeconds;
+    await new Promise((r) => setTimeout(r, hinted ? hinted * 1000 : o.retryBaseMs * 2 ** attempt));
+  }
+}
+
+const RETRIED = new Set<string>([ERROR_TYPES.rateLimited, ERROR_TYPES.codeBusy]);
+
+/** Runs `task` over `items`, at most `limit` at once. */
+async function eachLimited<T>(items: T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await task(items[next++]);
+  });
+  await Promise.all(lanes);
+}
