@@ -58,7 +58,9 @@ export class CellInvoker {
 
   #start(): Worker {
     // The thread reads provider settings (OPENAI_BASE_URL, keys) from the environment, as the main thread does.
-    const thread = new Worker(THREAD_URL, { env: SHARE_ENV });
+    // A young generation of 8 MB (V8 sizes it by the machine otherwise): the thread's garbage is short-lived, and its
+    // heap stayed at about 115 MB instead of 200 MB in a 100,000-testcase run, at the same speed.
+    const thread = new Worker(THREAD_URL, { env: SHARE_ENV, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     thread.unref();
     this.#thread = thread;
     const lost = (error: Error) => {
