@@ -237,15 +237,18 @@ export function loadTestcaseData(db: Queryable, projectId: string, ids: string[]
   return loadRows(db, projectId, ids, "id, data");
 }
 
-// The ids go as a uuid[] parameter: on the embedded database, 200 rows by id took 40% less time than with a jsonb
-// array taken apart in the query, and reading only the columns asked for (no dates to parse) another 35% less.
+// Only the columns asked for: on the embedded database, 200 rows by id and data took a quarter less time than with
+// every column (no dates to parse). The ids stay a jsonb array taken apart in the query: as a uuid[] compared with
+// `= ANY`, PostgreSQL filtered each of a large project's rows against the whole list (a 1,000,000-row download went
+// from 16 s to 117 s).
 async function loadRows<T extends TestcaseData>(db: Queryable, projectId: string, ids: string[], columns: string) {
   const out: T[] = [];
   for (let i = 0; i < ids.length; i += BATCH) {
     const slice = ids.slice(i, i + BATCH);
     const rows = await db.query<T>(
-      `SELECT ${columns} FROM testcases WHERE project_id = $1 AND id = ANY($2::uuid[])`,
-      [projectId, [...new Set(slice)]],
+      `SELECT ${columns} FROM testcases
+       WHERE project_id = $1 AND id IN (SELECT x::uuid FROM jsonb_array_elements_text($2::jsonb) x)`,
+      [projectId, json([...new Set(slice)])],
     );
     const byId = new Map(rows.map((r) => [r.id, restoredTestcase(r)]));
     for (const id of slice) {
