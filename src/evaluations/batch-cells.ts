@@ -47,7 +47,8 @@ export interface CellHost {
 }
 
 export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchCells> {
-  const { app, graders, scope, signal } = { ...w, signal: host.signal };
+  const { app, graders, scope } = w;
+  const { signal } = host;
   const invoke = (step: PinnedStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
     const r = w.revisions[step.key]!;
     return withRetries(w, signal, () => runRevision(host.traces, {

@@ -57,6 +57,14 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
   const { db } = ctx;
   const invoker = new CellInvoker(ctx.sandbox, ctx.traces);
   const invoking = new Permits(options.invoking);
+  // What every invocation of this process is allowed (the same for every batch).
+  const runtime: BatchWork["runtime"] = {
+    allowPrivateHooks: ctx.config.allowPrivateHooks,
+    limits: {
+      templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps },
+      mockDelayMs: ctx.config.mockMaxDelayMs,
+    },
+  };
   return {
     queue: BATCH_QUEUE,
     close: () => invoker.close(),
@@ -104,14 +112,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         scope, app, graders, revisions, cells, testcases: Object.fromEntries(read.map((t) => [t.id, t])),
         reusable: Object.fromEntries(reusable), secrets: await projectSecrets(db, scope, cipher),
         limit: Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency),
-        retries: options.retries, retryBaseMs: options.retryBaseMs,
-        runtime: {
-          allowPrivateHooks: ctx.config.allowPrivateHooks,
-          limits: {
-            templates: { maxBytes: ctx.config.templateMaxBytes, maxSteps: ctx.config.templateMaxSteps },
-            mockDelayMs: ctx.config.mockMaxDelayMs,
-          },
-        },
+        retries: options.retries, retryBaseMs: options.retryBaseMs, runtime,
       }, signal).finally(() => invoking.release());
       const scenarioStatus = new Map<string, string>(Object.entries(statuses));
 

@@ -143,8 +143,8 @@ const CHUNK_COLUMN: Record<string, string> = { evaluation_scenarios: "id", evalu
 export const linkable = (t: EntityTable) => t.table in CHUNK_COLUMN;
 
 /**
- * One source of a run's rows: a function that writes it as a subquery, taking its parameters through `param`
- * (which adds a parameter to the statement and answers its placeholder, `$n`).
+ * One source of a run's rows: a function that writes it as a subquery. It passes each value it needs to `param`,
+ * which adds the value to the statement's parameters and returns its placeholder, such as `$3`.
  */
 export type RowSource = (param: (value: unknown) => string) => string;
 
