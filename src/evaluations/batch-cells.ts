@@ -5,7 +5,9 @@ import { ERROR_TYPES } from "../runtime/errors.ts";
 import type { InvokeRequest } from "../runtime/invoke-request.ts";
 import type { ProviderSecret } from "../runtime/providers/resolve.ts";
 import { runRevision, type RevisionOutcome, type TraceSink } from "../runtime/run-revision.ts";
+import type { InvocationRecord } from "../traces/traces.ts";
 import { type Cell, cell, type EarlierResult, reusedCell } from "./cells.ts";
+import { addResult, type StepPartials, StepStats } from "./metric-stats.ts";
 import type { PinnedStep } from "./run-steps.ts";
 
 /*
@@ -21,7 +23,8 @@ export interface BatchWork {
   graders: PinnedStep[];
   /** Each computed step's pinned revision, by step key. */
   revisions: Record<string, { data: WorkflowData; refs: Record<string, unknown> }>;
-  cells: { scenarioId: string; repeat: number; testcaseId: string; hashes: Record<string, string> }[];
+  /** Each cell, with the first scenario of the run's chunk that holds its scenario (null if none: see run-chunks.ts). */
+  cells: { scenarioId: string; repeat: number; testcaseId: string; hashes: Record<string, string>; chunk: string | null }[];
   testcases: Record<string, { id: string; data: unknown }>;
   /** Earlier results a cached run takes instead of invoking, by result hash. */
   reusable: Record<string, EarlierResult>;
@@ -37,6 +40,17 @@ export interface BatchWork {
 export interface BatchCells {
   cells: Omit<Cell, "outputs">[];
   statuses: Record<string, "success" | "failure">;
+  /** What the cells add to their run's metrics, as a refresh would read it from their results and traces. */
+  metrics: BatchMetrics[];
+}
+
+/** What the cells of one chunk of the run (or of none) in a batch add to the run's metrics. */
+export interface BatchMetrics {
+  /** The first of these cells' scenarios. */
+  first_scenario_id: string;
+  cells: number;
+  succeeded: number;
+  metrics: StepPartials;
 }
 
 /** Where a batch's invocations leave their traces, and run custom code. */
@@ -49,16 +63,38 @@ export interface CellHost {
 export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchCells> {
   const { app, graders, scope } = w;
   const { signal } = host;
+  // Each invocation's trace, until its cell has added it to the metrics.
+  const recorded = new Map<string, InvocationRecord>();
+  const traces: TraceSink = {
+    add(scope, trace) {
+      recorded.set(trace.traceId, trace);
+      host.traces.add(scope, trace);
+    },
+  };
   const invoke = (step: PinnedStep, inputs: Record<string, unknown>, outputs: unknown, testcase: unknown) => {
     const r = w.revisions[step.key]!;
-    return withRetries(w, signal, () => runRevision(host.traces, {
+    return withRetries(w, signal, () => runRevision(traces, {
       scope, data: r.data, references: r.refs, inputs, outputs, testcase,
       options: { secrets: w.secrets, ...w.runtime, sandbox: host.sandbox },
     }));
   };
   const cells: Omit<Cell, "outputs">[] = [];
   const statuses: BatchCells["statuses"] = {};
-  await eachLimited(w.cells, w.limit, async ({ scenarioId, repeat, testcaseId, hashes }) => {
+  // Metrics by chunk, in the order of the batch's cells.
+  const byChunk = new Map<string | null, { first: string; stats: StepStats; cells: number; succeeded: number }>();
+  for (const { chunk, scenarioId } of w.cells) {
+    if (!byChunk.has(chunk)) byChunk.set(chunk, { first: scenarioId, stats: new StepStats(), cells: 0, succeeded: 0 });
+  }
+  const count = (chunk: string | null, step: PinnedStep, c: Cell, trace: MetricTrace | null) => {
+    const m = byChunk.get(chunk)!;
+    const annotation = step.type === "annotation";
+    // An annotation's outputs as its stored trace gives them back (JSON), whose leaves are metrics.
+    const outputs = annotation && trace?.outputs != null ? JSON.parse(JSON.stringify(trace.outputs)) : null;
+    addResult(m.stats, { ...c, outputs, latency_ms: trace?.latency_ms ?? null, usage: trace?.usage ?? null }, annotation);
+    m.cells++;
+    if (c.status === "success") m.succeeded++;
+  };
+  await eachLimited(w.cells, w.limit, async ({ scenarioId, repeat, testcaseId, hashes, chunk }) => {
     if (signal.aborted) throw signal.reason;
     const testcase = w.testcases[testcaseId];
     if (!testcase) return;
@@ -66,8 +102,16 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
     const compute = async (step: PinnedStep, outputs: unknown): Promise<Cell> => {
       const hashId = hashes[step.key]!;
       const earlier = w.reusable[hashId];
-      if (earlier) return reusedCell(earlier, scenarioId, step.key, repeat);
-      return cell(scenarioId, step.key, repeat, hashId, testcaseId, await invoke(step, inputs, outputs, testcase));
+      if (earlier) {
+        const c = reusedCell(earlier, scenarioId, step.key, repeat);
+        count(chunk, step, c, { outputs: earlier.outputs, latency_ms: earlier.latency_ms ?? null, usage: earlier.usage ?? null });
+        return c;
+      }
+      const c = cell(scenarioId, step.key, repeat, hashId, testcaseId, await invoke(step, inputs, outputs, testcase));
+      const trace = c.trace_id ? recorded.get(c.trace_id) : undefined;
+      if (c.trace_id) recorded.delete(c.trace_id);
+      count(chunk, step, c, trace ? { outputs: trace.outputs, latency_ms: trace.latencyMs, usage: trace.usage as MetricTrace["usage"] } : null);
+      return c;
     };
     const keep = ({ outputs: _, ...c }: Cell) => cells.push(c);
     let upstream: Cell | null = null;
@@ -82,8 +126,14 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
     }
     if (!ok || !statuses[scenarioId]) statuses[scenarioId] = ok ? "success" : "failure";
   });
-  return { cells, statuses };
+  const metrics = [...byChunk.values()].filter((m) => m.cells > 0).map((m) => ({
+    first_scenario_id: m.first, cells: m.cells, succeeded: m.succeeded, metrics: m.stats.partials(),
+  }));
+  return { cells, statuses, metrics };
 }
+
+/** What a cell's trace gives its metrics. */
+type MetricTrace = { outputs: unknown; latency_ms: number | null; usage: { total_tokens?: number } | null };
 
 /**
  * Retries, with backoff, an invocation that a provider rate-limited, that the code sandbox had no room for, or

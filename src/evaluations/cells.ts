@@ -29,8 +29,10 @@ export interface EarlierResult {
   status: "success";
   trace_id: string | null;
   error: null;
-  /** What its trace recorded as outputs, when asked for (an evaluator downstream grades them). */
+  /** What its trace recorded, when asked for: the outputs an evaluator downstream grades, and for metrics. */
   outputs?: unknown;
+  latency_ms?: number | null;
+  usage?: { total_tokens?: number } | null;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function earlierResults(
   // One probe a hash for its newest result, however many runs have reused it since (migration 018).
   const lookup = () => db.query<EarlierResult & { traced: boolean }>(
     `SELECT h.hash_id, r.testcase_id, r.status, r.trace_id, r.error,
-       ${options.outputs ? "t.outputs," : ""} t.trace_id IS NOT NULL AS traced
+       ${options.outputs ? "t.outputs, t.latency_ms, t.usage," : ""} t.trace_id IS NOT NULL AS traced
      FROM unnest($2::uuid[]) AS h (hash_id)
      CROSS JOIN LATERAL (
        SELECT testcase_id, status, trace_id, error FROM evaluation_results

@@ -8,7 +8,7 @@ import { secretCipher } from "../secrets/cipher.ts";
 import { projectSecrets } from "../secrets/provider-secrets.ts";
 import { loadTestcaseData } from "../testsets/testcases.ts";
 import { findRevision } from "../versioning/revisions.ts";
-import { refreshMetrics } from "./metrics.ts";
+import { chunkOf, refreshMetrics, storeBatchMetrics } from "./metrics.ts";
 import { countBatch } from "./progress.ts";
 import type { BatchWork } from "./batch-cells.ts";
 import { CellInvoker } from "./cell-invoker.ts";
@@ -17,6 +17,7 @@ import { copyRows } from "./entity-table.ts";
 import { cellHashes } from "./result-hash.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
+import { chunksAmong } from "./run-chunks.ts";
 import { results } from "./tables.ts";
 
 export interface BatchPayload {
@@ -96,11 +97,13 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         )).map((r) => [r.scenario_id, r.testcase_id]));
       const read = await loadTestcaseData(db, scope.projectId, [...new Set(testcaseOf.values())]);
       const repeats = Math.max(1, run.data.repeats ?? 1);
+      const chunks = await chunksAmong(db, runId, scenarioIds);
       const cells = scenarioIds.flatMap((scenarioId) => {
         const testcaseId = testcaseOf.get(scenarioId);
         if (!testcaseId) return [];
+        const chunk = chunks[chunkOf(chunks, scenarioId)]?.first_id ?? null;
         return Array.from({ length: repeats }, (_, repeat) => ({
-          scenarioId, repeat, testcaseId, hashes: Object.fromEntries(cellHashes(app, graders, testcaseId, repeat)),
+          scenarioId, repeat, testcaseId, chunk, hashes: Object.fromEntries(cellHashes(app, graders, testcaseId, repeat)),
         }));
       });
       const hashes = cells.flatMap((c) => Object.values(c.hashes));
@@ -108,7 +111,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         ? await earlierResults(db, scope.projectId, hashes, { outputs: true, traces: ctx.traces })
         : new Map<string, EarlierResult>();
       await invoking.acquire(signal);
-      const { cells: computed, statuses } = await invoker.run({
+      const { cells: computed, statuses, metrics } = await invoker.run({
         scope, app, graders, revisions, cells, testcases: Object.fromEntries(read.map((t) => [t.id, t])),
         reusable: Object.fromEntries(reusable), secrets: await projectSecrets(db, scope, cipher),
         limit: Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency),
@@ -127,6 +130,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         if (still?.open) {
           await countBatch(tx, runId, computed, scenarioStatus);
           await copyRows(tx, scope, results, computed.map((c) => ({ ...c, run_id: runId })));
+          await storeBatchMetrics(tx, runId, metrics);
           await tx.query(
             `UPDATE evaluation_scenarios s SET status = x.status, updated_at = now()
              FROM unnest($1::uuid[], $2::text[]) AS x(id, status) WHERE s.id = x.id`,

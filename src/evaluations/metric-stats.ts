@@ -143,3 +143,37 @@ export class StepStats {
     return out;
   }
 }
+
+/** What a result adds to its run's metrics: its status and error, and what its trace recorded (null without one). */
+export interface MetricSource {
+  step_key: string;
+  status: string;
+  error: unknown;
+  outputs: unknown;
+  latency_ms: number | null;
+  usage: { total_tokens?: number } | null;
+}
+
+const FAILED = new Set(["failure", "errors", "error"]);
+const MAX_DEPTH = 3;
+
+/**
+ * Adds a result under the reference's metric keys: its duration, error and tokens, and for an annotation step (or one
+ * its run does not name) every leaf of its outputs.
+ */
+export function addResult(stats: StepStats, r: MetricSource, withOutputs: boolean): void {
+  if (r.latency_ms !== null) stats.add(r.step_key, "attributes.ag.metrics.duration.cumulative", r.latency_ms);
+  stats.add(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
+  const tokens = r.usage?.total_tokens;
+  if (typeof tokens === "number") stats.add(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", tokens);
+  if (withOutputs) leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stats.add(r.step_key, path, value));
+}
+
+/** Calls `visit` with each leaf of an output (objects opened a few levels deep; lists and deeper objects are leaves). */
+function leaves(value: unknown, path: string, depth: number, visit: (path: string, value: unknown) => void): void {
+  if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < MAX_DEPTH) {
+    for (const [key, inner] of Object.entries(value)) leaves(inner, `${path}.${key}`, depth + 1, visit);
+  } else {
+    visit(path, value);
+  }
+}

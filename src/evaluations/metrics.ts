@@ -2,7 +2,8 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { fromJsonb } from "../db/jsonb-text.ts";
 import { insertRows, type Row } from "./entity-table.ts";
-import { StepStats } from "./metric-stats.ts";
+import type { BatchMetrics } from "./batch-cells.ts";
+import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
 import { linkedChunks, ownChunks, runRows, storeChunkMetrics } from "./run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { metrics, results } from "./tables.ts";
@@ -16,18 +17,10 @@ import { metrics, results } from "./tables.ts";
  */
 
 const PAGE = 2000;
-const FAILED = new Set(["failure", "errors", "error"]);
-const MAX_DEPTH = 3;
 
-interface ResultRow {
+interface ResultRow extends MetricSource {
   id: string;
   scenario_id: string;
-  step_key: string;
-  status: string;
-  error: unknown;
-  outputs: unknown;
-  latency_ms: number | null;
-  usage: { total_tokens?: number } | null;
 }
 
 /** Stores metrics rows given by a client, one per (run, scenario, timestamp) slot; the runs must be open. */
@@ -52,23 +45,26 @@ export async function refreshMetrics(
   const stepTypes = new Map((run.data?.steps ?? []).map((s) => [s.key, s.type]));
   const wanted = (key: string) => stepTypes.get(key) !== "input";
   const total = new StepStats();
-  const add = (stats: StepStats, r: ResultRow) => {
-    if (r.latency_ms !== null) stats.add(r.step_key, "attributes.ag.metrics.duration.cumulative", r.latency_ms);
-    stats.add(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
-    const tokens = r.usage?.total_tokens;
-    if (typeof tokens === "number") stats.add(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", tokens);
-    if (stepTypes.get(r.step_key) === "annotation" || !stepTypes.has(r.step_key)) {
-      leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stats.add(r.step_key, path, value));
-    }
-  };
+  const add = (stats: StepStats, r: ResultRow) =>
+    addResult(stats, r, stepTypes.get(r.step_key) === "annotation" || !stepTypes.has(r.step_key));
   if (scenarioId) {
     for (const r of await scenarioResults(db, scope, runId, scenarioId)) if (wanted(r.step_key)) add(total, r);
   } else {
     const chunks = (await ownChunks(db, runId)).map((c) => ({ ...c, stats: new StepStats(), succeeded: 0 }));
-    for await (const r of resultPages(db, runId, null, wanted)) {
-      const chunk = chunks[chunkOf(chunks, r.scenario_id)];
-      add(chunk?.stats ?? total, r);
-      if (chunk && r.status === "success") chunk.succeeded++;
+    const inputKeys = [...stepTypes].filter(([, type]) => type === "input").map(([key]) => key);
+    const batches = await batchMetrics(db, runId, inputKeys);
+    if (batches) {
+      for (const b of batches) {
+        const chunk = chunks[chunkOf(chunks, b.first_scenario_id)];
+        (chunk?.stats ?? total).merge(b.metrics);
+        if (chunk) chunk.succeeded += b.succeeded;
+      }
+    } else {
+      for await (const r of resultPages(db, runId, null, wanted)) {
+        const chunk = chunks[chunkOf(chunks, r.scenario_id)];
+        add(chunk?.stats ?? total, r);
+        if (chunk && r.status === "success") chunk.succeeded++;
+      }
     }
     const partials = chunks.map((c) => ({
       first_id: c.first_id, metrics: c.stats.partials(), complete: c.succeeded === c.cells,
@@ -88,8 +84,41 @@ export async function refreshMetrics(
   return stored;
 }
 
+/**
+ * Stores, in a batch's transaction, what its cells add to their run's metrics (computed as they ran): a row for the
+ * cells of each chunk of the run, under the first of their scenarios.
+ */
+export async function storeBatchMetrics(db: Queryable, runId: string, batch: BatchMetrics[]): Promise<void> {
+  if (batch.length === 0) return;
+  await db.query(
+    `INSERT INTO evaluation_batch_metrics (run_id, first_scenario_id, cells, succeeded, metrics)
+     SELECT $1, x.first_scenario_id, x.cells, x.succeeded, x.metrics
+     FROM json_to_recordset($2::json) AS x (first_scenario_id uuid, cells int, succeeded int, metrics json)
+     ON CONFLICT (run_id, first_scenario_id) DO UPDATE
+     SET cells = excluded.cells, succeeded = excluded.succeeded, metrics = excluded.metrics`,
+    [runId, JSON.stringify(batch)],
+  );
+}
+
+/**
+ * The metrics a run's batches stored, when they account for every result the run holds outside its input steps;
+ * otherwise null, and the results are read instead (a client wrote to the run, or its plan stored cells itself).
+ */
+async function batchMetrics(db: Queryable, runId: string, inputKeys: string[]) {
+  const batches = await db.query<BatchMetrics>(
+    "SELECT first_scenario_id, cells, succeeded, metrics FROM evaluation_batch_metrics WHERE run_id = $1",
+    [runId],
+  );
+  if (batches.length === 0) return null;
+  const [held] = await db.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM evaluation_results WHERE run_id = $1 AND step_key <> ALL($2::text[])",
+    [runId, inputKeys],
+  );
+  return batches.reduce((n, b) => n + b.cells, 0) === held?.count ? batches : null;
+}
+
 /** The index of the chunk (sorted ranges of scenario ids) that holds a scenario, or -1. */
-function chunkOf(chunks: { first_id: string; last_id: string }[], scenarioId: string): number {
+export function chunkOf(chunks: { first_id: string; last_id: string }[], scenarioId: string): number {
   let low = 0;
   let high = chunks.length - 1;
   while (low <= high) {
@@ -161,11 +190,3 @@ async function stepKeys(db: Queryable, runId: string): Promise<string[]> {
   return rows.map((r) => r.step_key);
 }
 
-/** Calls `visit` with each leaf of an output (objects opened a few levels deep; lists and deeper objects are leaves). */
-function leaves(value: unknown, path: string, depth: number, visit: (path: string, value: unknown) => void): void {
-  if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < MAX_DEPTH) {
-    for (const [key, inner] of Object.entries(value)) leaves(inner, `${path}.${key}`, depth + 1, visit);
-  } else {
-    visit(path, value);
-  }
-}

@@ -98,6 +98,16 @@ export async function ownChunks(db: Queryable, runId: string) {
   );
 }
 
+/** The run's own chunks that hold any of these scenarios, in scenario id order. */
+export async function chunksAmong(db: Queryable, runId: string, scenarioIds: string[]) {
+  const sorted = [...scenarioIds].sort();
+  return db.query<{ first_id: string; last_id: string }>(
+    `SELECT first_id, last_id FROM evaluation_run_chunks
+     WHERE run_id = $1 AND source_run_id = run_id AND first_id <= $3 AND last_id >= $2 ORDER BY first_id`,
+    [runId, sorted[0], sorted.at(-1)],
+  );
+}
+
 /**
  * Stores the metrics of a run's own chunks, and marks complete each chunk whose computed results all succeeded
  * (later cached runs with the same steps may then link it, and merge its metrics instead of reading its results).
@@ -204,14 +214,15 @@ export async function runRows(
 }
 
 /**
- * Call before the scenarios or results of these runs are written through the entity routes: their progress is
- * counted from their rows from then on, and their chunks are no longer offered to later runs. A run whose rows
- * another run links is a 409: a write would change that run's results too.
+ * Call before the scenarios or results of these runs are written through the entity routes: their progress and
+ * metrics are counted from their rows from then on, and their chunks are no longer offered to later runs. A run
+ * whose rows another run links is a 409: a write would change that run's results too.
  */
 export async function beforeDirectWrite(db: Queryable, runIds: string[]): Promise<void> {
   const ids = [...new Set(runIds)];
   // Deleting the chunks first waits for a plan that is linking them, whose links the check below then sees.
   await db.query("DELETE FROM evaluation_run_chunks WHERE run_id = ANY($1::uuid[]) AND source_run_id = run_id", [ids]);
+  await db.query("DELETE FROM evaluation_batch_metrics WHERE run_id = ANY($1::uuid[])", [ids]);
   const [linked] = await db.query<{ source_run_id: string; run_id: string }>(
     `SELECT source_run_id, run_id FROM evaluation_run_chunks
      WHERE source_run_id = ANY($1::uuid[]) AND source_run_id <> run_id LIMIT 1`,

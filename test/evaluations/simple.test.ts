@@ -86,6 +86,36 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     expect(trace.outputs).toHaveProperty("success");
   });
 
+  it("ends with the metrics its batches kept as they ran, the same as read back from its results and traces", async () => {
+    const { ts, app, judge } = await fixture("merged");
+    const data = { testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: [judge.revision_id] };
+    const start = async () => (await finished((await p.ok("POST", "/simple/evaluations/", { evaluation: { data } })).evaluation.id)).id;
+    const metricsOf = async (runId: string) =>
+      (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: runId, scenario_ids: false } })).metrics[0].data;
+    const kept = async (runId: string) => (await server.db.query<{ cells: number | null }>(
+      "SELECT sum(cells)::int AS cells FROM evaluation_batch_metrics WHERE run_id = $1", [runId],
+    ))[0]!.cells;
+
+    const merged = await start();
+    expect(await kept(merged)).toBe(6);
+    const atEnd = await metricsOf(merged);
+    await server.db.query("DELETE FROM evaluation_batch_metrics WHERE run_id = $1", [merged]);
+    await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: merged } });
+    expect(await metricsOf(merged)).toEqual(atEnd);
+
+    // A client's change to a result: the run's metrics are read from its results from then on.
+    const edited = await start();
+    const { run } = await p.ok("GET", `/evaluations/runs/${edited}`);
+    const evaluatorKey = run.data.steps[2].key;
+    const errors = async () => (await metricsOf(edited))[evaluatorKey]["attributes.ag.metrics.errors.cumulative"].sum;
+    expect(await errors()).toBe(0);
+    const { results } = await p.ok("POST", "/evaluations/results/query", { result: { run_id: edited, step_keys: [evaluatorKey] } });
+    await p.ok("PATCH", "/evaluations/results/", { results: [{ ...results[0], status: "failure" }] });
+    expect(await kept(edited)).toBeNull();
+    await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: edited } });
+    expect(await errors()).toBe(1);
+  });
+
   it("reuses earlier results for the same revisions and testcases, so a delta re-run invokes only what changed", async () => {
     const { ts, app, judge } = await fixture("reuse");
     const steps = { application_steps: [app.revision_id], evaluator_steps: [judge.revision_id] };
