@@ -97,30 +97,50 @@ function sdkCalls(baseUrl: string, calls: number): Promise<number> {
 type Target = { app: { revision_id: string }; judge: { revision_id: string } };
 type Testset = Awaited<ReturnType<typeof uploadTestset>>["testset"];
 
-/** Server throughput on `rows` testcases against the same number of direct calls to the stub. */
+/** Rounds of the throughput line: a run and the direct calls, back to back, in alternating order. */
+const ROUNDS = 3;
+
+/**
+ * Server throughput on `rows` testcases against the same number of direct calls to the stub, in `ROUNDS` rounds of
+ * one of each, back to back and in alternating order, each run on a testset of its own: the machine's speed drifts
+ * between measurements (as for the hot-path lines), and each round's ratio compares two made close together. The
+ * line gives the median round's.
+ */
 async function throughputLine(name: string, api: Api, server: Child, llm: StubLlm, target: Target, rows: number) {
   const { app, judge } = target;
-  const small = (await uploadTestset(api, server, rows, "eval-bench-small")).testset;
   // Warm-up, as every other line has: a run of a tenth of the size on its own testset, and as many calls each way.
   const warm = Math.ceil(rows / 10);
   const warmup = (await uploadTestset(api, server, warm, "eval-bench-warmup")).testset;
   await evaluate(api, server, warmup.revisionId, app.revision_id, judge.revision_id);
   await directCalls(llm.baseUrl, warm);
   await sdkCalls(llm.baseUrl, warm);
-  const run = await evaluate(api, server, small.revisionId, app.revision_id, judge.revision_id);
-  const directMs = await directCalls(llm.baseUrl, rows);
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const testset = (await uploadTestset(api, server, rows, `eval-bench-round-${round}`)).testset;
+    const evaluation = () => evaluate(api, server, testset.revisionId, app.revision_id, judge.revision_id);
+    const direct = () => directCalls(llm.baseUrl, rows);
+    const directFirst = round % 2 === 1;
+    const before = directFirst ? await direct() : 0;
+    const run = await evaluation();
+    const directMs = directFirst ? before : await direct();
+    rounds.push({ run, directMs, ratio: directMs / run.ms });
+  }
   const sdkMs = await sdkCalls(llm.baseUrl, rows);
+  const { run, directMs, ratio } = [...rounds].sort((a, b) => a.ratio - b.ratio)[ROUNDS >> 1]!;
   const rate = (rows / run.ms) * 1000;
   const directRate = (rows / directMs) * 1000;
   const sdkRate = (rows / sdkMs) * 1000;
+  const statuses = rounds.map((r) => r.run.progress.status);
+  const failures = rounds.map((r) => r.run.failures).filter(Boolean).join("; ");
+  const each = rounds.map((r) => `${((rows / r.run.ms) * 1000).toFixed(0)}/${((rows / r.directMs) * 1000).toFixed(0)} = ${r.ratio.toFixed(2)}`);
   return {
     name,
     figure: `${rate.toFixed(0)} scenarios/s`,
     baseline: `${directRate.toFixed(0)} provider calls/s (direct)`,
-    ratio: rate / directRate,
+    ratio,
     target: "≥ 0.5",
-    met: rate / directRate >= 0.5 && run.progress.status === "success",
-    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once on its evaluation thread: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics, after a warm-up run of ${Math.ceil(rows / 10).toLocaleString("en-US")} testcases. Baseline: the same number of chat completions sent straight to the stub with fetch, ${CONCURRENCY} at a time, after as many warm-up calls. For scale, not the target: the same calls made through the AI SDK's provider model (doGenerate over the server's own fetch, as the server calls it) from the bench process ran at ${sdkRate.toFixed(0)} calls/s (the server reached ${(rate / sdkRate).toFixed(2)} of that, with an evaluator, traces and results on top). Run status ${run.progress.status}, peak RSS ${mb(run.peak)}.${run.failures ? ` Failed results: ${run.failures}.` : ""}`,
+    met: ratio >= 0.5 && statuses.every((s) => s === "success"),
+    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once on its evaluation thread: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics, after a warm-up run of ${warm.toLocaleString("en-US")} testcases. Baseline: the same number of chat completions sent straight to the stub with fetch, ${CONCURRENCY} at a time, after as many warm-up calls. ${ROUNDS} rounds of a run (each on a new testset of ${rows.toLocaleString("en-US")} testcases) and the direct calls, back to back in alternating order; the line is the median round's (scenarios/s against calls/s, each round: ${each.join(", ")}). For scale, not the target: the same calls made through the AI SDK's provider model (doGenerate over the server's own fetch, as the server calls it) from the bench process ran at ${sdkRate.toFixed(0)} calls/s (the server reached ${(rate / sdkRate).toFixed(2)} of that, with an evaluator, traces and results on top). Run statuses ${statuses.join(", ")}, peak RSS ${mb(Math.max(...rounds.map((r) => r.run.peak)))}.${failures ? ` Failed results: ${failures}.` : ""}`,
   };
 }
 

@@ -11,7 +11,7 @@ import { testsets } from "../src/kinds/testsets.ts";
 import { columnNames } from "../src/testsets/columns.ts";
 import { testcaseId } from "../src/testsets/testcase-id.ts";
 import { loadTestcases } from "../src/testsets/testcases.ts";
-import { TraceWriter } from "../src/traces/trace-writer.ts";
+import { TraceWriter, traceLine } from "../src/traces/trace-writer.ts";
 import { findTrace } from "../src/traces/traces.ts";
 import { createSimple } from "../src/versioning/simple.ts";
 import { emptyDatabase } from "./support/empty-database.ts";
@@ -312,7 +312,7 @@ describe("the jsonb escape", () => {
 });
 
 describe("trace batches", () => {
-  it("a row the database refuses is reported alone; the rest of its batch is stored", async () => {
+  it("a row the database refuses is reported alone; the rest of its batch, lines and blocks of lines, is stored", async () => {
     const other = await server.project();
     const errors: unknown[] = [];
     const writer = new TraceWriter(server.db, (error) => errors.push(error), 10_000);
@@ -320,13 +320,15 @@ describe("trace batches", () => {
       traceId: `${n.toString(16).padStart(8, "0")}${crypto.randomUUID().replace(/-/g, "").slice(8)}`, spanId: "0".repeat(16),
       references: null, inputs: { n }, outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [], projectId,
     });
-    const rows = Array.from({ length: 10 }, (_, n) => trace(n, other.id));
+    // Line breaks and tabs in a value are escaped in its line: a block of lines splits back into them exactly.
+    const rows = Array.from({ length: 10 }, (_, n) => ({ ...trace(n, other.id), inputs: { n, text: "two\nlines\tand a tab" } }));
     // A trace without a status: the column's NOT NULL refuses this one row.
     const refused = { ...trace(99, other.id), status: null as unknown as { code: number } };
-    for (const [i, t] of rows.entries()) {
-      writer.add({ projectId: t.projectId, userId: null }, t);
-      if (i === 4) writer.add({ projectId: refused.projectId, userId: null }, refused);
-    }
+    const scope = { projectId: other.id, userId: null };
+    for (const t of rows.slice(0, 5)) writer.add(scope, t);
+    // The rest as the evaluation thread hands them over: one block of UTF-8 lines, the refused one among them.
+    const block = [refused, ...rows.slice(5)].map((t) => traceLine(scope, t));
+    writer.addText(new TextEncoder().encode(block.join("")), block.length);
     await writer.flush();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ traceId: refused.traceId });

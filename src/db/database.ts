@@ -38,9 +38,12 @@ export interface Database extends Queryable {
   close(): Promise<void>;
 }
 
-/** COPY input parts as one buffer (strings joined first: one encoding instead of one per part). */
-export const joinCopyData = (parts: (string | Buffer)[]): Buffer<ArrayBuffer> =>
-  parts.every((p) => typeof p === "string") ? Buffer.from(parts.join("")) : Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+/** COPY input parts as one buffer (strings joined first: one encoding instead of one per part; one buffer as it is). */
+export function joinCopyData(parts: (string | Buffer)[]): Buffer {
+  if (parts.length === 1 && typeof parts[0] !== "string") return parts[0]!;
+  if (parts.every((p) => typeof p === "string")) return Buffer.from(parts.join(""));
+  return Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : p)));
+}
 
 const COPY_ESCAPES = /[\\\t\n\r]/g;
 const COPY_ESCAPE: Record<string, string> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };

@@ -73,7 +73,7 @@ export class CellInvoker {
       if (message.type === "sandbox") return this.#runCode(thread, message);
       const waiting = this.#waiting.get(message.id);
       if (message.type === "failed") return waiting?.reject(new Error(message.message));
-      this.#traces?.addLines(message.traces);
+      this.#traces?.addText(message.traces, message.lines);
       waiting?.resolve(message.computed);
     });
     return thread;

@@ -7,11 +7,12 @@ import type { FromCellThread, SandboxOutcome, ToCellThread } from "./cell-messag
 
 /*
  * The evaluation thread: invokes the batches the main thread sends it (`computeCells`), many at once, and posts back
- * each batch's cells with its traces as COPY lines, for the main thread to store. Custom code runs in the server's
+ * each batch's cells with its traces as COPY text, for the main thread to store. Custom code runs in the server's
  * sandbox pool, through the main thread, which owns it.
  */
 const port = parentPort!;
-const post = (message: FromCellThread) => port.postMessage(message);
+const post = (message: FromCellThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+const utf8 = new TextEncoder();
 const batches = new Map<number, AbortController>();
 const sandboxCalls = new Map<number, (outcome: SandboxOutcome) => void>();
 let nextCall = 0;
@@ -35,7 +36,9 @@ async function run({ id, work, sandbox }: Extract<ToCellThread, { type: "batch" 
       sandbox: sandbox ? viaMain(id) : undefined,
       signal: controller.signal,
     });
-    post({ type: "done", id, computed, traces });
+    // One buffer, handed over rather than copied: the main thread passes it to COPY as it is.
+    const text = utf8.encode(traces.join(""));
+    post({ type: "done", id, computed, traces: text, lines: traces.length }, [text.buffer]);
   } catch (error) {
     post({ type: "failed", id, message: error instanceof Error ? error.message : String(error) });
   } finally {

@@ -18,7 +18,9 @@ export class TraceWriter {
   readonly #db: Pick<Database, "copyFrom">;
   readonly #intervalMs: number;
   readonly #maxBatch: number;
-  #pending: string[] = [];
+  /** Lines, and blocks of lines as UTF-8 (`addText`), `#lines` lines in all. */
+  #pending: (string | Buffer)[] = [];
+  #lines = 0;
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> = Promise.resolve();
   readonly #onError: (error: unknown) => void;
@@ -37,8 +39,20 @@ export class TraceWriter {
   /** Traces already written as lines (`traceLine`). */
   addLines(lines: string[]): void {
     for (const line of lines) this.#pending.push(line);
-    if (this.#pending.length >= this.#maxBatch) void this.flush();
-    else if (this.#pending.length > 0) this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);
+    this.#added(lines.length);
+  }
+
+  /** `lines` traces already written as lines (`traceLine`), one after the other, in UTF-8. */
+  addText(text: Uint8Array, lines: number): void {
+    if (lines === 0) return;
+    this.#pending.push(Buffer.from(text.buffer, text.byteOffset, text.byteLength));
+    this.#added(lines);
+  }
+
+  #added(lines: number): void {
+    this.#lines += lines;
+    if (this.#lines >= this.#maxBatch) void this.flush();
+    else if (this.#lines > 0) this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);
   }
 
   /** Writes what is waiting; resolves when everything added before the call is stored. */
@@ -47,17 +61,18 @@ export class TraceWriter {
     this.#timer = null;
     const batch = this.#pending;
     this.#pending = [];
+    this.#lines = 0;
     if (batch.length > 0) {
       this.#writing = this.#writing.then(() => this.#write(batch));
     }
     return this.#writing;
   }
 
-  async #write(batch: string[]): Promise<void> {
+  async #write(batch: (string | Buffer)[]): Promise<void> {
     try {
       await this.#copy(batch);
     } catch {
-      for (const line of batch) {
+      for (const line of batch.flatMap(linesOf)) {
         await this.#copy([line]).catch((error: { code?: string }) => {
           if (error.code === UNIQUE_VIOLATION) return; // stored already
           const [traceId, projectId] = line.split("\t", 2);
@@ -67,12 +82,15 @@ export class TraceWriter {
     }
   }
 
-  #copy(lines: string[]): Promise<void> {
+  #copy(lines: (string | Buffer)[]): Promise<void> {
     return this.#db.copyFrom(`COPY traces (${COLUMNS.join(", ")}) FROM STDIN`, lines);
   }
 }
 
 const UNIQUE_VIOLATION = "23505";
+/** The lines of a part of a batch (a line of COPY text ends with its only unescaped line break). */
+const linesOf = (part: string | Buffer): string[] =>
+  typeof part === "string" ? [part] : part.toString().split("\n").slice(0, -1).map((line) => `${line}\n`);
 const COLUMNS = [
   "trace_id", "project_id", "span_id", "refs", "inputs", "outputs", "status", "latency_ms", "usage", "spans",
 ];
