@@ -128,8 +128,10 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
           [runId],
         );
         if (still?.open) {
-          await countBatch(tx, runId, computed, scenarioStatus);
-          await copyRows(tx, scope, results, computed.map((c) => ({ ...c, run_id: runId })));
+          // A scenario a client deleted meanwhile gets no results.
+          const exist = await countBatch(tx, runId, computed, scenarioStatus);
+          const kept = computed.filter((c) => exist.has(c.scenario_id));
+          await copyRows(tx, scope, results, kept.map((c) => ({ ...c, run_id: runId })));
           await storeBatchMetrics(tx, runId, metrics);
           await tx.query(
             `UPDATE evaluation_scenarios s SET status = x.status, updated_at = now()

@@ -47,11 +47,14 @@ export async function addPlannedScenarios(
 /**
  * Moves the counters by what a batch changes: call it in the batch's transaction before its writes, with
  * the cells it is about to store and its scenarios' new statuses. The scenarios are locked, so two writers of
- * the same scenarios (a batch whose lease ran out and the one that took it over) count each change once.
+ * the same scenarios (a batch whose lease ran out and the one that took it over) count each change once, and
+ * none is deleted before the batch's results are stored; returns those that still exist.
  */
-export async function countBatch(db: Queryable, runId: string, cells: CountedCell[], statuses: Map<string, string>): Promise<void> {
+export async function countBatch(
+  db: Queryable, runId: string, cells: CountedCell[], statuses: Map<string, string>,
+): Promise<Set<string>> {
   const ids = [...statuses.keys()];
-  if (ids.length === 0) return;
+  if (ids.length === 0) return new Set();
   const oldStatuses = await db.query<{ id: string; status: string }>(
     "SELECT id, status FROM evaluation_scenarios WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE",
     [ids],
@@ -66,7 +69,8 @@ export async function countBatch(db: Queryable, runId: string, cells: CountedCel
   const slot = (c: CountedCell) => `${c.scenario_id}/${c.step_key}/${c.repeat_idx}`;
   const before = new Map(oldCells.map((c) => [slot(c), c]));
   const after = new Map(before);
-  for (const c of cells) after.set(slot(c), c);
+  const exist = new Set(oldStatuses.map((s) => s.id));
+  for (const c of cells) if (exist.has(c.scenario_id)) after.set(slot(c), c);
   const delta: Counts = { scenarios: 0, succeeded: 0, failed: 0, invoked: 0, reused: 0, failed_cells: 0 };
   const cell = (c: CountedCell, sign: number) => {
     const reused = c.flags?.is_reused === true;
@@ -84,11 +88,13 @@ export async function countBatch(db: Queryable, runId: string, cells: CountedCel
     scenario(status, -1);
     scenario(statuses.get(id), 1);
   }
-  if (COLUMNS.every((c) => delta[c] === 0)) return;
-  await db.query(
-    `UPDATE evaluation_progress SET ${COLUMNS.map((c, i) => `${c} = ${c} + $${i + 2}`).join(", ")} WHERE run_id = $1`,
-    [runId, ...COLUMNS.map((c) => delta[c])],
-  );
+  if (COLUMNS.some((c) => delta[c] !== 0)) {
+    await db.query(
+      `UPDATE evaluation_progress SET ${COLUMNS.map((c, i) => `${c} = ${c} + $${i + 2}`).join(", ")} WHERE run_id = $1`,
+      [runId, ...COLUMNS.map((c) => delta[c])],
+    );
+  }
+  return exist;
 }
 
 /** Drops the counters of runs whose scenarios or results are written some other way: they are counted from their rows. */

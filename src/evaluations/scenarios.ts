@@ -39,7 +39,8 @@ export async function runOf(db: Queryable, scope: Scope, table: string, id: stri
 export async function assertScenariosOfRuns(db: Queryable, scope: Scope, pairs: { scenario_id: string; run_id: string }[]) {
   const ids = [...new Set(pairs.map((p) => p.scenario_id))];
   const rows = await db.query<{ id: string; run_id: string }>(
-    "SELECT id, run_id FROM evaluation_scenarios WHERE project_id = $1 AND id = ANY($2::uuid[])",
+    // Locked as a foreign key's check would lock them: a scenario cannot be deleted before its results are stored.
+    "SELECT id, run_id FROM evaluation_scenarios WHERE project_id = $1 AND id = ANY($2::uuid[]) FOR KEY SHARE",
     [scope.projectId, ids],
   );
   const runs = new Map(rows.map((r) => [r.id, r.run_id]));

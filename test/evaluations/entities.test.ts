@@ -89,7 +89,7 @@ describe("evaluation runs, as a client that drives its own evaluation writes the
     expect((await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: run.id } })).metrics).toEqual([]);
   });
 
-  it("keeps scenarios inside their run, in creation order", async () => {
+  it("keeps scenarios inside their run, in creation order, and deletes a scenario with its results", async () => {
     const run = await newRun();
     const added = await p.ok("POST", `/simple/evaluations/${run.id}/scenarios/add`, { count: 3, timestamp: "2026-01-02T03:04:59Z" });
     expect(added.count).toBe(3);
@@ -102,7 +102,13 @@ describe("evaluation runs, as a client that drives its own evaluation writes the
     expect(edited.scenario).toMatchObject({ id: first.id, status: "success", run_id: run.id, timestamp: first.timestamp });
     const done = await p.ok("POST", "/evaluations/scenarios/query", { scenario: { run_ids: [run.id], status: "success" } });
     expect(done.scenarios.map((s: any) => s.id)).toEqual([first.id]);
+    // A scenario's results go with it; another scenario's stay.
+    const [gone, kept] = (await p.ok("POST", "/evaluations/results/", {
+      results: [first, added.scenarios[1]].map((s: any) => ({ run_id: run.id, scenario_id: s.id, step_key: "app", status: "success" })),
+    })).results;
     expect(await p.ok("DELETE", "/evaluations/scenarios/", { scenario_ids: [first.id] })).toEqual({ count: 1, scenario_ids: [first.id] });
+    expect(await p.ok("GET", `/evaluations/results/${gone.id}`)).toEqual({ count: 0, result: null });
+    expect((await p.ok("GET", `/evaluations/results/${kept.id}`)).result).toMatchObject({ id: kept.id, scenario_id: added.scenarios[1].id });
   });
 
   it("stores one result per scenario, step and repeat: setting it again replaces it", async () => {
