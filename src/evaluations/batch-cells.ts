@@ -23,8 +23,10 @@ export interface BatchWork {
   graders: PinnedStep[];
   /** Each computed step's pinned revision, by step key. */
   revisions: Record<string, { data: WorkflowData; refs: Record<string, unknown> }>;
-  /** Each cell, with the first scenario of the run's chunk that holds its scenario (null if none: see run-chunks.ts). */
-  cells: { scenarioId: string; repeat: number; testcaseId: string; hashes: Record<string, string>; chunk: string | null }[];
+  /** Each cell, with the first scenario of the run's chunk that holds its scenario (null if none: run-chunks.ts). */
+  cells: {
+    scenarioId: string; repeat: number; testcaseId: string; hashes: Record<string, string>; chunk: string | null;
+  }[];
   testcases: Record<string, { id: string; data: unknown }>;
   /** Earlier results a cached run takes instead of invoking, by result hash. */
   reusable: Record<string, EarlierResult>;
@@ -90,7 +92,8 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
     const annotation = step.type === "annotation";
     // An annotation's outputs as its stored trace gives them back (JSON), whose leaves are metrics.
     const outputs = annotation && trace?.outputs != null ? JSON.parse(JSON.stringify(trace.outputs)) : null;
-    addResult(m.stats, { ...c, outputs, latency_ms: trace?.latency_ms ?? null, usage: trace?.usage ?? null }, annotation);
+    const { latency_ms = null, usage = null } = trace ?? {};
+    addResult(m.stats, { ...c, outputs, latency_ms, usage }, annotation);
     m.cells++;
     if (c.status === "success") m.succeeded++;
   };
@@ -104,13 +107,15 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
       const earlier = w.reusable[hashId];
       if (earlier) {
         const c = reusedCell(earlier, scenarioId, step.key, repeat);
-        count(chunk, step, c, { outputs: earlier.outputs, latency_ms: earlier.latency_ms ?? null, usage: earlier.usage ?? null });
+        const { outputs, latency_ms = null, usage = null } = earlier;
+        count(chunk, step, c, { outputs, latency_ms, usage });
         return c;
       }
       const c = cell(scenarioId, step.key, repeat, hashId, testcaseId, await invoke(step, inputs, outputs, testcase));
       const trace = c.trace_id ? recorded.get(c.trace_id) : undefined;
       if (c.trace_id) recorded.delete(c.trace_id);
-      count(chunk, step, c, trace ? { outputs: trace.outputs, latency_ms: trace.latencyMs, usage: trace.usage as MetricTrace["usage"] } : null);
+      const usage = trace?.usage as MetricTrace["usage"];
+      count(chunk, step, c, trace ? { outputs: trace.outputs, latency_ms: trace.latencyMs, usage } : null);
       return c;
     };
     const keep = ({ outputs: _, ...c }: Cell) => cells.push(c);

@@ -15,9 +15,9 @@ import { CellInvoker } from "./cell-invoker.ts";
 import { earlierResults, type EarlierResult } from "./cells.ts";
 import { copyRows } from "./entity-table.ts";
 import { cellHashes } from "./result-hash.ts";
+import { chunksAmong } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
-import { chunksAmong } from "./run-chunks.ts";
 import { results } from "./tables.ts";
 
 export interface BatchPayload {
@@ -103,7 +103,8 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         if (!testcaseId) return [];
         const chunk = chunks[chunkOf(chunks, scenarioId)]?.first_id ?? null;
         return Array.from({ length: repeats }, (_, repeat) => ({
-          scenarioId, repeat, testcaseId, chunk, hashes: Object.fromEntries(cellHashes(app, graders, testcaseId, repeat)),
+          scenarioId, repeat, testcaseId, chunk,
+          hashes: Object.fromEntries(cellHashes(app, graders, testcaseId, repeat)),
         }));
       });
       const hashes = cells.flatMap((c) => Object.values(c.hashes));

@@ -166,10 +166,12 @@ export function addResult(stats: StepStats, r: MetricSource, withOutputs: boolea
   stats.add(r.step_key, "attributes.ag.metrics.errors.cumulative", FAILED.has(r.status) || r.error ? 1 : 0);
   const tokens = r.usage?.total_tokens;
   if (typeof tokens === "number") stats.add(r.step_key, "attributes.ag.metrics.tokens.cumulative.total", tokens);
-  if (withOutputs) leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stats.add(r.step_key, path, value));
+  if (withOutputs) {
+    leaves(r.outputs, "attributes.ag.data.outputs", 0, (path, value) => stats.add(r.step_key, path, value));
+  }
 }
 
-/** Calls `visit` with each leaf of an output (objects opened a few levels deep; lists and deeper objects are leaves). */
+/** Calls `visit` with each leaf of an output (objects opened a few levels deep; lists and deeper objects: leaves). */
 function leaves(value: unknown, path: string, depth: number, visit: (path: string, value: unknown) => void): void {
   if (value !== null && typeof value === "object" && !Array.isArray(value) && depth < MAX_DEPTH) {
     for (const [key, inner] of Object.entries(value)) leaves(inner, `${path}.${key}`, depth + 1, visit);

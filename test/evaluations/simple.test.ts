@@ -86,12 +86,19 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     expect(trace.outputs).toHaveProperty("success");
   });
 
-  it("ends with the metrics its batches kept as they ran, the same as read back from its results and traces", async () => {
+  it("ends with the metrics its batches kept as they ran, the same as read back from results and traces", async () => {
     const { ts, app, judge } = await fixture("merged");
-    const data = { testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: [judge.revision_id] };
-    const start = async () => (await finished((await p.ok("POST", "/simple/evaluations/", { evaluation: { data } })).evaluation.id)).id;
-    const metricsOf = async (runId: string) =>
-      (await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: runId, scenario_ids: false } })).metrics[0].data;
+    const data = {
+      testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: [judge.revision_id],
+    };
+    const start = async () => {
+      const { evaluation } = await p.ok("POST", "/simple/evaluations/", { evaluation: { data } });
+      return (await finished(evaluation.id)).id as string;
+    };
+    const metricsOf = async (runId: string) => {
+      const query = { metrics: { run_id: runId, scenario_ids: false } };
+      return (await p.ok("POST", "/evaluations/metrics/query", query)).metrics[0].data;
+    };
     const kept = async (runId: string) => (await server.db.query<{ cells: number | null }>(
       "SELECT sum(cells)::int AS cells FROM evaluation_batch_metrics WHERE run_id = $1", [runId],
     ))[0]!.cells;
@@ -109,7 +116,8 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     const evaluatorKey = run.data.steps[2].key;
     const errors = async () => (await metricsOf(edited))[evaluatorKey]["attributes.ag.metrics.errors.cumulative"].sum;
     expect(await errors()).toBe(0);
-    const { results } = await p.ok("POST", "/evaluations/results/query", { result: { run_id: edited, step_keys: [evaluatorKey] } });
+    const query = { result: { run_id: edited, step_keys: [evaluatorKey] } };
+    const { results } = await p.ok("POST", "/evaluations/results/query", query);
     await p.ok("PATCH", "/evaluations/results/", { results: [{ ...results[0], status: "failure" }] });
     expect(await kept(edited)).toBeNull();
     await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: edited } });
