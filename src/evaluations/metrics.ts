@@ -4,7 +4,7 @@ import { fromJsonb } from "../db/jsonb-text.ts";
 import { insertRows, type Row } from "./entity-table.ts";
 import type { BatchMetrics } from "./batch-cells.ts";
 import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
-import { linkedChunks, ownChunks, runRows, storeChunkMetrics } from "./run-chunks.ts";
+import { chunkOf, linkedChunks, ownChunks, runRows, storeChunkMetrics } from "./run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { metrics, results } from "./tables.ts";
 
@@ -115,19 +115,6 @@ async function batchMetrics(db: Queryable, runId: string, inputKeys: string[]) {
     [runId, inputKeys],
   );
   return batches.reduce((n, b) => n + b.cells, 0) === held?.count ? batches : null;
-}
-
-/** The index of the chunk (sorted ranges of scenario ids) that holds a scenario, or -1. */
-export function chunkOf(chunks: { first_id: string; last_id: string }[], scenarioId: string): number {
-  let low = 0;
-  let high = chunks.length - 1;
-  while (low <= high) {
-    const mid = (low + high) >> 1;
-    if (chunks[mid]!.last_id < scenarioId) low = mid + 1;
-    else if (chunks[mid]!.first_id > scenarioId) high = mid - 1;
-    else return mid;
-  }
-  return -1;
 }
 
 const withTraces = (results: string) =>

@@ -98,6 +98,19 @@ export async function ownChunks(db: Queryable, runId: string) {
   );
 }
 
+/** The index of the chunk (sorted ranges of scenario ids) that holds a scenario, or -1. */
+export function chunkOf(chunks: { first_id: string; last_id: string }[], scenarioId: string): number {
+  let low = 0;
+  let high = chunks.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >> 1;
+    if (chunks[mid]!.last_id < scenarioId) low = mid + 1;
+    else if (chunks[mid]!.first_id > scenarioId) high = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
 /** The run's own chunks that hold any of these scenarios, in scenario id order. */
 export async function chunksAmong(db: Queryable, runId: string, scenarioIds: string[]) {
   const sorted = [...scenarioIds].sort();
@@ -153,8 +166,8 @@ const CHUNK_COLUMN: Record<string, string> = { evaluation_scenarios: "id", evalu
 export const linkable = (t: EntityTable) => t.table in CHUNK_COLUMN;
 
 /**
- * One source of a run's rows: a function that writes it as a subquery. It passes each value it needs to `param`,
- * which adds the value to the statement's parameters and returns its placeholder, such as `$3`.
+ * One source of a run's rows, written as a subquery. Its argument `param` adds a value to the statement's
+ * parameters and returns the value's placeholder (`$3`, say).
  */
 export type RowSource = (param: (value: unknown) => string) => string;
 

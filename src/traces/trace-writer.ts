@@ -33,13 +33,8 @@ export class TraceWriter {
   }
 
   add(scope: Scope, t: InvocationRecord): void {
-    this.addLines([traceLine(scope, t)]);
-  }
-
-  /** Traces already written as lines (`traceLine`). */
-  addLines(lines: string[]): void {
-    for (const line of lines) this.#pending.push(line);
-    this.#added(lines.length);
+    this.#pending.push(traceLine(scope, t));
+    this.#added(1);
   }
 
   /** `lines` traces already written as lines (`traceLine`), one after the other, in UTF-8. */
