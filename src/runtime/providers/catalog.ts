@@ -20,12 +20,14 @@ const envKey = (id: string) => `${id.toUpperCase()}_API_KEY`;
 export const KNOWN_PROVIDERS: Record<string, KnownProvider> = {
   openai: {
     kind: "openai",
+    baseUrl: "https://api.openai.com/v1",
     keyVariables: [envKey("openai")],
     baseUrlVariable: "OPENAI_BASE_URL",
     pattern: /^(gpt-|chatgpt-|o[134](-|$)|text-|davinci|babbage|ft:gpt)/,
   },
   anthropic: {
     kind: "anthropic",
+    baseUrl: "https://api.anthropic.com/v1",
     keyVariables: [envKey("anthropic")],
     baseUrlVariable: "ANTHROPIC_BASE_URL",
     pattern: /^claude-/,

@@ -49,20 +49,28 @@ export function resolveModelTarget(modelId: string, secrets: ProviderSecret[], e
 function target(provider: string, model: string, modelId: string, secret: ProviderSecret | undefined, env: Environment): ModelTarget {
   const known = knownProvider(provider);
   if (!known && !secret?.base_url) throw invalidSecrets(`Provider '${provider}' (model '${modelId}') is not known and its secret has no base URL`);
-  const apiKey = secret?.api_key || known?.keyVariables.map((name) => env[name]).find(Boolean);
+  const operatorBaseUrl = (known?.baseUrlVariable ? env[known.baseUrlVariable] : undefined) || known?.baseUrl;
+  const ownBaseUrl = secret?.base_url && !sameBaseUrl(secret.base_url, operatorBaseUrl) ? secret.base_url : undefined;
+  // The server's key is the operator's: it goes only to the address the operator set for it, never to a tenant's.
+  if (ownBaseUrl && known && !secret?.api_key) {
+    throw invalidSecrets(`The '${provider}' provider secret names its own base URL (${ownBaseUrl}) but no API key: `
+      + `add the key for that endpoint to the secret (the server's ${known.keyVariables[0]} is only sent to ${operatorBaseUrl})`);
+  }
+  const apiKey = secret?.api_key || (ownBaseUrl ? undefined : known?.keyVariables.map((name) => env[name]).find(Boolean));
   if (!apiKey && known) {
     throw invalidSecrets(`No API key for provider '${provider}' (model '${modelId}'): add a '${provider}' provider secret or set ${known.keyVariables[0]}`);
   }
-  const envBaseUrl = known?.baseUrlVariable ? env[known.baseUrlVariable] : undefined;
   return {
     provider,
     model,
     kind: known?.kind ?? (secret?.family ? knownProvider(secret.family)?.kind : undefined) ?? "openai-compatible",
     apiKey: apiKey ?? "",
-    baseUrl: secret?.base_url || envBaseUrl || known?.baseUrl,
-    userBaseUrl: Boolean(secret?.base_url),
+    baseUrl: ownBaseUrl ?? operatorBaseUrl,
+    userBaseUrl: Boolean(ownBaseUrl),
   };
 }
+
+const sameBaseUrl = (a: string, b: string | undefined) => b !== undefined && a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 
 /**
  * The model object for a target, made once and kept (a few dozen at most): a provider object is
