@@ -35,3 +35,12 @@ export const WindowingSchema = Type.Object({
 
 /** A path parameter object holding one UUID named `name`. */
 export const IdParam = (name: string) => Type.Object({ [name]: Uuid });
+
+const QUOTED_UUID = '(W/)?"?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"?';
+/** `If-Match` on a commit: the revision the client expects to be the variant's latest (`*` or absent: any). */
+export const IfMatchHeaders = Type.Object({
+  "if-match": Type.Optional(Type.String({
+    pattern: `^(\\*|${QUOTED_UUID})$`,
+    description: "The id of the revision the client expects to be the variant's latest; another one there answers 409",
+  })),
+});

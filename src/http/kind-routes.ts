@@ -19,7 +19,7 @@ import { findRevision, logRevisions, queryRevisions } from "../versioning/revisi
 import type { RevisionRow } from "../versioning/rows.ts";
 import { createVariant, defaultVariant, findVariant, queryVariants } from "../versioning/variants.ts";
 import { badRequest } from "../errors.ts";
-import { IdParam } from "../schema-parts.ts";
+import { IdParam, IfMatchHeaders } from "../schema-parts.ts";
 import { kindSchemas } from "./kind-schemas.ts";
 import { documentationOnly } from "./openapi.ts";
 
@@ -51,6 +51,11 @@ const RETRIEVE_LIMITS: ResolveLimits = { maxDepth: 10, maxEmbeds: 100, errorPoli
 
 /** The one id a path names (`:application_id`, `:application_variant_id`, …). */
 const pathId = (req: FastifyRequest): string => Object.values(req.params as Record<string, string>)[0];
+/** The revision id an `If-Match` header names (its schema admits a quoted or bare id, or `*` for any). */
+const expectedLatest = (req: FastifyRequest): string | null => {
+  const tag = req.headers["if-match"];
+  return typeof tag === "string" && tag !== "*" ? tag.replace(/^W\//, "").replaceAll('"', "").toLowerCase() : null;
+};
 
 /** The first of `{name}_{suffix}`, `{alias}_{suffix}` or the generic field that the body sets. */
 export function aliased(kind: Kind, body: Body | null | undefined, suffix: string, generic: string): any {
@@ -135,15 +140,15 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const row = await ctx.db.transaction((tx) => commitRevision(tx, req.scope, kind, {
         variantId, artifactId, baseRevisionId: c.base_revision_id ?? aliased(kind, c, "revision_id", "revision_id"),
         slug: c.slug, name: c.name, description: c.description, message: c.message, flags: c.flags, tags: c.tags, meta: c.meta,
-        data: c.data, delta: c.delta, config: ctx.config,
+        data: c.data, delta: c.delta, config: ctx.config, expectedLatestId: expectedLatest(req),
       }));
       return one(`${n}_revision`, await present(row, read(req, options)));
     };
     // A commit answers with its revision; large payloads (a testset's rows) only when asked for.
     const commitOptions = (b: Body) => Object.fromEntries(readOptionKeys.map((k) => [k, b[k] ?? opts.commitReadDefaults?.[k]]));
-    app.post(`${P}/revisions/`, { schema: schema(`Create ${n} revision`, { body: s.revisionCreate, response: { 200: s.one(`${n}_revision`) } }) }, async (req) =>
+    app.post(`${P}/revisions/`, { schema: schema(`Create ${n} revision`, { headers: IfMatchHeaders, body: s.revisionCreate, response: { 200: s.one(`${n}_revision`) } }) }, async (req) =>
       commitBody(req, (req.body as Body)[`${n}_revision`], commitOptions({})));
-    app.post(`${P}/revisions/commit`, { schema: schema(`Commit ${n} revision`, { body: s.commit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+    app.post(`${P}/revisions/commit`, { schema: schema(`Commit ${n} revision`, { headers: IfMatchHeaders, body: s.commit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
       const b = req.body as Body;
       const c = b[`${n}_revision_commit`] ?? b[`${n}_revision`];
       if (!c) throw badRequest(`Body must hold ${n}_revision_commit (or ${n}_revision)`);
@@ -248,10 +253,15 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       return sent === reply ? undefined : sent;
     });
     if (opts.deployable) {
-      app.post(`${P}/revisions/deploy`, { schema: schema(`Deploy a ${n} revision to an environment`, { body: s.deploy, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+      app.post(`${P}/revisions/deploy`, {
+        schema: schema(`Deploy a ${n} revision to an environment`, {
+          headers: IfMatchHeaders, body: s.deploy, response: { 200: s.one(`${n}_revision`) },
+        }),
+      }, async (req) => {
         const b = req.body as Body;
         if (!b.environment_ref && !b.environment_variant_ref) throw badRequest("environment_ref is required");
-        return retrieved(req, await ctx.db.transaction((tx) => deploy(tx, req.scope, kind, refsOf(b), b.message)), {});
+        const deployed = await ctx.db.transaction((tx) => deploy(tx, req.scope, kind, refsOf(b), b.message, expectedLatest(req)));
+        return retrieved(req, deployed, {});
       });
     }
 

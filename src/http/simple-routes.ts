@@ -1,11 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import { Type, type TSchema } from "typebox";
 import type { AppContext } from "../context.ts";
-import { conflict } from "../errors.ts";
 import type { Kind, ReadContext } from "../versioning/kind.ts";
 import { archiveSimple, createSimple, editSimple, getSimple, querySimple } from "../versioning/simple.ts";
-import { findArtifact } from "../versioning/artifacts.ts";
-import { editMetadata } from "../versioning/lifecycle.ts";
+import { setGuarded } from "../versioning/lifecycle.ts";
 import { FreeObject, IdParam, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
 export interface SimpleRouteOptions {
@@ -71,9 +69,7 @@ export function simpleRoutes(kind: Kind, opts: SimpleRouteOptions) {
         const action = guarded ? "guard" : "unguard";
         app.post(`${P}/:${n}_id/${action}`, { schema: { tags, summary: `${action} ${n}: a guarded ${n} refuses deploys and commits`, params: IdParam(`${n}_id`), response: { 200: one } } }, async (req) => {
           const id = (req.params as any)[`${n}_id`];
-          const artifact = await findArtifact(ctx.db, req.scope, kind, { id });
-          if (artifact.deleted_at) throw conflict(`${n} ${artifact.slug} is archived`);
-          await editMetadata(ctx.db, req.scope, kind, "artifact", id, { flags: { ...(artifact.flags as Record<string, boolean>), is_guarded: guarded } });
+          await ctx.db.transaction((tx) => setGuarded(tx, req.scope, kind, id, guarded));
           return respond(req.scope, id);
         });
       }

@@ -24,6 +24,10 @@ export interface CommitRequest {
   meta?: Record<string, unknown> | null;
   data?: unknown;
   delta?: unknown;
+  /** The new data from the variant's latest revision, worked out under the variant's lock (a deploy adds its key). */
+  update?: (latest: RevisionRow | null) => unknown;
+  /** The revision the client expects to be the variant's latest: another one there is a 409 naming both. */
+  expectedLatestId?: string | null;
   /** Handed to the kind's `prepare` (see `CommitInput.config`). */
   config?: Config;
 }
@@ -50,12 +54,20 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
   if (variant.artifact_deleted_at || variant.deleted_at) throw conflict(`${kind.name} variant ${variant.id} is archived; unarchive it before committing`);
   if (variant.artifact_flags.is_guarded) throw conflict(`${kind.name} ${variant.artifact_slug} is guarded; unguard it before committing`);
 
-  const [{ latest }] = await tx.query<{ latest: number | null }>("SELECT max(version) AS latest FROM revisions WHERE variant_id = $1", [variant.id]);
+  const [latest] = await tx.query<{ id: string; version: number }>(
+    "SELECT id, version FROM revisions WHERE variant_id = $1 ORDER BY version DESC LIMIT 1",
+    [variant.id],
+  );
+  if (req.expectedLatestId && req.expectedLatestId !== latest?.id) {
+    throw conflict(`${kind.name} variant ${variant.id} has moved on: the commit expected revision ${req.expectedLatestId} `
+      + `to be its latest, but the latest is ${latest ? `${latest.id} (version ${latest.version})` : "none"}`);
+  }
   const parent = await parentRevision(tx, scope, kind, variant, req.baseRevisionId);
 
   const input = {
     tx, scope, artifactId: variant.artifact_id, variantId: variant.id, parent, data: req.data, config: req.config,
   };
+  if (req.update) input.data = req.update(parent);
   if (req.delta !== undefined && req.delta !== null) {
     if (!kind.applyDelta) throw unprocessable([{ loc: ["body", `${kind.name}_revision`, "delta"], msg: `${kind.plural} do not take deltas`, type: "value_error" }]);
     input.data = await kind.applyDelta(parent, req.delta, input);
@@ -68,7 +80,7 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
        message, author, flags, tags, meta, data, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $12) RETURNING id`,
     [
-      uuidv7(), scope.projectId, kind.family, variant.artifact_id, variant.id, (latest ?? -1) + 1, parent?.id ?? null,
+      uuidv7(), scope.projectId, kind.family, variant.artifact_id, variant.id, (latest?.version ?? -1) + 1, parent?.id ?? null,
       slug, req.name ?? null, req.description ?? null, req.message ?? null, scope.userId,
       json(withKindFlags(kind, { ...req.flags, ...prepared.flags })), json(req.tags), json(req.meta), json(prepared.data),
     ],

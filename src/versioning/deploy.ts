@@ -11,7 +11,9 @@ import { environmentRevision, retrieveRevision, type RetrieveRefs, type Retrieve
  * Points an environment's key at a revision by committing a new environment revision (other keys are
  * kept). The deployed revision itself is never touched.
  */
-export async function deploy(tx: Queryable, scope: Scope, kind: Kind, refs: RetrieveRefs, message?: string | null): Promise<Retrieved> {
+export async function deploy(
+  tx: Queryable, scope: Scope, kind: Kind, refs: RetrieveRefs, message?: string | null, expectedLatestId?: string | null,
+): Promise<Retrieved> {
   const { revision } = await retrieveRevision(tx, scope, kind, { artifact: refs.artifact, variant: refs.variant, revision: refs.revision });
   const current = await environmentRevision(tx, scope, { ...refs, environmentRevision: null });
   const [env] = await tx.query<{ flags: Record<string, unknown>; slug: string }>("SELECT flags, slug FROM artifacts WHERE id = $1", [current.artifact_id]);
@@ -22,11 +24,12 @@ export async function deploy(tx: Queryable, scope: Scope, kind: Kind, refs: Retr
     [`${kind.name}_variant`]: { id: revision.variant_id, slug: revision.variant_slug },
     [`${kind.name}_revision`]: revisionRef(revision),
   };
-  const references = { ...((current.data as EnvironmentData | null)?.references ?? {}), [key]: entry };
+  // The other keys are read from the latest revision under the variant's lock: concurrent deploys all stay.
   const committed = await commitRevision(tx, scope, environments, {
     variantId: current.variant_id,
     message: message ?? `Deploy ${revision.artifact_slug} v${revision.version} to ${env.slug} under ${key}`,
-    data: { references },
+    update: (latest) => ({ references: { ...((latest?.data as EnvironmentData | null)?.references ?? {}), [key]: entry } }),
+    expectedLatestId,
   });
   return {
     revision,

@@ -1,7 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
-import { badRequest, notFound, unprocessable } from "../errors.ts";
+import { badRequest, conflict, notFound, unprocessable } from "../errors.ts";
 import type { Kind } from "./kind.ts";
 
 export type Level = "artifact" | "variant" | "revision";
@@ -67,3 +67,17 @@ export async function setArchived(db: Queryable, scope: Scope, kind: Kind, level
   );
   if (rows.length === 0) throw notFound(`${kind.name} ${level} ${id} not found`);
 }
+
+/** Guards or unguards an artifact (a guarded one refuses commits and deploys): one atomic write of that flag alone. */
+export async function setGuarded(db: Queryable, scope: Scope, kind: Kind, id: string, guarded: boolean): Promise<void> {
+  const [row] = await db.query<{ archived: boolean; slug: string }>(
+    `UPDATE artifacts SET flags = flags || jsonb_build_object('is_guarded', $4::boolean),
+       updated_at = now(), updated_by_id = $5
+     WHERE id = $1 AND project_id = $2 AND kind = $3 AND flags @> $6::jsonb
+     RETURNING deleted_at IS NOT NULL AS archived, slug`,
+    [id, scope.projectId, kind.family, guarded, scope.userId, json(kind.flags)],
+  );
+  if (!row) throw notFound(`${kind.name} ${id} not found`);
+  if (row.archived) throw conflict(`${kind.name} ${row.slug} is archived`);
+}
+

@@ -673,7 +673,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1141,7 +1144,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1358,7 +1364,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3286,7 +3295,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3751,7 +3763,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9809,7 +9824,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10277,7 +10295,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10494,7 +10515,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -17682,7 +17706,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -18276,7 +18303,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -20747,7 +20777,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -21212,7 +21245,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -21423,7 +21459,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
