@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_JSON_DEPTH } from "../src/http/json-body.ts";
+import { MAX_JSON_DEPTH } from "../src/json-depth.ts";
 import { startTestServer, type TestServer } from "./support/server.ts";
 
 /**

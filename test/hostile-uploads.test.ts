@@ -142,6 +142,34 @@ describe("row and cell limits", () => {
   });
 });
 
+describe("nesting in uploaded files", () => {
+  const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${"}".repeat(levels)}`;
+  const deepList = (levels: number) => `${"[".repeat(levels)}${"]".repeat(levels)}`;
+
+  it("refuses rows nested deeper than a body may be with 422 naming the row, in JSON arrays, JSON Lines and CSV metadata", async () => {
+    const before = await testsetCount();
+    for (const levels of [5_000, 100_000]) {
+      const array = await upload("/simple/testsets/upload", { file_type: "json" }, "d.json", `[{"q":"a"},{"q":${deep(levels)}}]`);
+      expect(array.statusCode, array.body.slice(0, 300)).toBe(422);
+      expect(detailText(array.json())).toMatch(/row 1 .*nested deeper than 128 levels/);
+      const lines = await upload("/simple/testsets/upload", { file_type: "json" }, "d.jsonl", `{"q":"a"}\n{"q":"b"}\n{"l":${deepList(levels)}}\n`);
+      expect(lines.statusCode, lines.body.slice(0, 300)).toBe(422);
+      expect(detailText(lines.json())).toMatch(/row 2 \(line 3\) .*nested deeper than 128 levels/);
+      const meta = deep(levels).replaceAll('"', '""');
+      const csv = await upload("/simple/testsets/upload", { file_type: "csv" }, "d.csv", `q,__meta__\na,\nb,"${meta}"\n`);
+      expect(csv.statusCode, csv.body.slice(0, 300)).toBe(422);
+      expect(detailText(csv.json())).toMatch(/__meta__ in line 3 .*nested deeper than 128 levels/);
+    }
+    expect(await testsetCount()).toBe(before);
+  });
+
+  it("keeps rows nested as deep as a body may be", async () => {
+    const name = `nested-${Math.random().toString(36).slice(2)}.json`;
+    const res = await upload("/simple/testsets/upload", { file_type: "json" }, name, `[{"q":${deep(120)}}]`);
+    expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+  });
+});
+
 describe("testcase ids from elsewhere", () => {
   it("refuses an __id__ that is not a testcase id, naming the row; a well-formed id of another testset gets a new id", async () => {
     const csv = `q,__id__\nfine,\nbad,not-a-uuid\n`;

@@ -1,11 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { badRequest, unprocessable } from "../errors.ts";
-
-/**
- * Deeper bodies are refused: storing or hashing a value walks it recursively (JSON.stringify,
- * jsonb), and a few thousand levels would overflow the stack there and surface as a 500.
- */
-export const MAX_JSON_DEPTH = 128;
+import { MAX_JSON_DEPTH, mayBeTooDeep } from "../json-depth.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -43,7 +38,7 @@ export function registerJsonBody(app: FastifyInstance): void {
  * the two keys appear in the text as such or escaped (`\u…`). Short plain bodies, such as every
  * retrieve, skip the walk.
  */
-const mayHide = (text: string) => text.length >= 2 * MAX_JSON_DEPTH || text.includes("__proto__") || text.includes("constructor") || text.includes("\\u");
+const mayHide = (text: string) => mayBeTooDeep(text) || text.includes("__proto__") || text.includes("constructor") || text.includes("\\u");
 
 /** One iterative pass over the parsed value (recursion is what this guards against). */
 function inspect(root: unknown): Error | null {

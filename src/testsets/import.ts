@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { CsvError, parse } from "csv-parse";
 import { HttpError, unprocessable } from "../errors.ts";
+import { MAX_JSON_DEPTH, mayBeTooDeep, tooDeep } from "../json-depth.ts";
 import { cellLimit, rowLimit } from "./limits.ts";
 import type { TestcaseInput } from "./testcases.ts";
 
@@ -20,6 +21,9 @@ export class TestcaseStream {
 const LOC = ["body", "file"];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = (msg: string) => unprocessable([{ loc: LOC, msg, type: "value_error" }]);
+const tooDeepIn = (where: string) => unprocessable([
+  { loc: LOC, msg: `${where} is nested deeper than ${MAX_JSON_DEPTH} levels`, type: "too_deep" },
+]);
 
 /**
  * Testcase rows of a CSV (header row), JSON array of objects or JSON Lines file, read as a stream.
@@ -103,11 +107,14 @@ async function* jsonValues(stream: Readable, maxRow: number): AsyncGenerator<Raw
   let index = 0, line = 0;
   const parseAt = (text: string, where: string) => {
     if (text.length > maxRow && Buffer.byteLength(text) > maxRow) throw rowTooLarge(where, maxRow);
+    let value: unknown;
     try {
-      return { value: JSON.parse(text) as unknown, where, bound: 3 * text.length };
+      value = JSON.parse(text);
     } catch (error) {
       throw invalid(`Malformed JSON in ${where}: ${(error as Error).message}`);
     }
+    if (mayBeTooDeep(text) && tooDeep(value)) throw tooDeepIn(where);
+    return { value, where, bound: 3 * text.length };
   };
   for await (const chunk of stream as AsyncIterable<string>) {
     let s = chunk;
@@ -180,6 +187,7 @@ function metadata(value: unknown, column: string, where: string): Record<string,
     } catch {
       throw invalid(`${column} in ${where} is not JSON`);
     }
+    if (mayBeTooDeep(value) && tooDeep(parsed)) throw tooDeepIn(`${column} in ${where}`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid(`${column} in ${where} must be a JSON object`);
   return parsed as Record<string, unknown>;
