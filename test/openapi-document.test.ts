@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:http";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import type { AddressInfo } from "node:net";
 import { checkFetchesAgainstOpenApi } from "./support/fetch-conformance.ts";
 import { OpenApiConformance } from "./support/openapi-conformance.ts";
@@ -66,10 +68,35 @@ describe("the OpenAPI document", () => {
     expect(invoke["424"].content["application/json"].schema.anyOf).toHaveLength(2);
   });
 
+  it("is a valid OpenAPI 3.2 document", async () => {
+    const validator = new Validator();
+    const result = await validator.validate(doc);
+    expect(result.errors ?? [], JSON.stringify(result.errors ?? []).slice(0, 2000)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe("3.2");
+  });
+
+  it("describes each streamed event with itemSchema, as a schema-driven client parses it: {event, data, id?, retry?}", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addSchema({ $id: "openapi", components: doc.components } as never);
+    const item = doc.paths["/services/invoke"].post.responses["200"].content["text/event-stream"].itemSchema;
+    const rebased = JSON.parse(JSON.stringify(item).replaceAll('"$ref":"#/', '"$ref":"openapi#/'));
+    const valid = ajv.compile(rebased);
+    const done = { event: "done", data: '{"trace_id":"t","span_id":"s","outputs":"Paris"}' };
+    const error = { event: "error", data: '{"version":"2025.07.14","status":{"code":502,"type":"x","message":"m"}}' };
+    for (const event of [{ event: "delta", data: '{"text":"Par"}' }, done, error, { ...done, id: "1", retry: 1000 }]) {
+      expect(valid(event), `${JSON.stringify(event)}: ${JSON.stringify(valid.errors)}`).toBe(true);
+    }
+    for (const event of [{ event: "progress", data: "{}" }, { data: '{"text":"x"}' }, { event: "delta" }, { event: "done", data: 1 }]) {
+      expect(valid(event), JSON.stringify(event)).toBe(false);
+    }
+  });
+
   it("documents the streamed invoke: text/event-stream with its events and each one's data", async () => {
     for (const path of ["/services/invoke", "/services/{key}/{version}/invoke", "/services/revisions/{revision_id}/invoke"]) {
       const stream = doc.paths[path].post.responses["200"].content["text/event-stream"];
-      expect(Object.keys(stream["x-sse-events"]), path).toEqual(["delta", "done", "error"]);
+      expect(stream.itemSchema.properties.event.enum, path).toEqual(["delta", "done", "error"]);
+      expect(stream.itemSchema.oneOf.map((b: any) => b.properties.event.enum[0]), path).toEqual(["delta", "done", "error"]);
       expect(stream.schema.description).toMatch(/`delta` `\{text\}`.*`done` `\{trace_id, span_id, outputs, usage\?\}`.*`error`/);
     }
     const check = new OpenApiConformance(doc);

@@ -93,11 +93,11 @@ export function documentationOnly(extra: { body?: object; consumes?: string[]; r
   };
 }
 
-/** OpenAPI 3.1 generated from the route schemas, served at /api/openapi.json, with a browsable reference at /api/docs. */
+/** OpenAPI 3.2 generated from the route schemas, served at /api/openapi.json, with a browsable reference at /api/docs. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
-      openapi: "3.1.0",
+      openapi: "3.2.0",
       info: {
         title: `${pkg.name} API`,
         version: pkg.version,

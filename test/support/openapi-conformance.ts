@@ -14,7 +14,8 @@ type Document = {
   paths: Record<string, Record<string, { responses?: Record<string, Response> }>>;
   components?: { responses?: Record<string, Response> };
 };
-type Response = { $ref?: string; content?: Record<string, { schema?: unknown; "x-sse-events"?: Record<string, unknown> }> };
+type SseBranch = { properties: { event: { enum: [string] }; data: { contentSchema: unknown } } };
+type Response = { $ref?: string; content?: Record<string, { schema?: unknown; itemSchema?: { oneOf?: SseBranch[] } }> };
 
 /**
  * Checks answers against the server's own OpenAPI document: the status must be documented for the
@@ -75,10 +76,14 @@ export class OpenApiConformance {
     return `${where}: the body does not match the documented schema:\n  ${errorsOf(validate)}\nbody: ${res.body.slice(0, 1000)}`;
   }
 
-  /** Server-sent events: each event's name must be documented (`x-sse-events`), and its `data` must match that event's schema. */
+  /**
+   * Server-sent events: each event's name must be one the stream's `itemSchema` lists (a `oneOf` branch per event),
+   * and its `data` must be JSON matching that branch's `contentSchema`.
+   */
   #streamProblem(where: string, documented: Response, body: string): string | null {
-    const events = documented.content?.["text/event-stream"]?.["x-sse-events"];
-    if (!events) return `${where}: an event stream is answered but no text/event-stream events are documented`;
+    const branches = documented.content?.["text/event-stream"]?.itemSchema?.oneOf;
+    if (!branches) return `${where}: an event stream is answered but no text/event-stream itemSchema is documented`;
+    const events = Object.fromEntries(branches.map((b) => [b.properties.event.enum[0], b.properties.data.contentSchema]));
     for (const block of body.split("\n\n").filter((b) => b.trim())) {
       const name = /^event: (.*)$/m.exec(block)?.[1] ?? "message";
       const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");

@@ -23440,7 +23440,10 @@ export interface paths {
                          *     event: done
                          *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
                          */
-                        "text/event-stream": string;
+                        "text/event-stream": {
+                            data?: string;
+                            event?: string;
+                        }[];
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
@@ -24350,7 +24353,10 @@ export interface paths {
                          *     event: done
                          *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
                          */
-                        "text/event-stream": string;
+                        "text/event-stream": {
+                            data?: string;
+                            event?: string;
+                        }[];
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
@@ -25213,7 +25219,10 @@ export interface paths {
                          *     event: done
                          *     data: {"trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7","outputs":"Paris"}
                          */
-                        "text/event-stream": string;
+                        "text/event-stream": {
+                            data?: string;
+                            event?: string;
+                        }[];
                     };
                 };
                 /** @description A failed invocation (envelope) or a refused request ({detail}) */
