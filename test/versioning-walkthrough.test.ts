@@ -319,6 +319,20 @@ describe("embedded references", () => {
     expect(kept.application_revision.data.parameters.x).toEqual(broken);
     expect(kept.resolution_info.errors).toHaveLength(1);
   });
+
+  it("resolves any workflow revision through the applications and evaluators routes, as the reference fetches it", async () => {
+    const base = (await p.ok("POST", "/simple/workflows/", { workflow: { slug: "app-base", data: { parameters: { prompt: "app-prompt-value" } } } })).workflow;
+    const embed = { "@ag.embed": { "@ag.references": { workflow_revision: { id: base.revision_id } }, "@ag.selector": { path: "parameters.prompt" } } };
+    // A workflow created with neither is_application nor is_evaluator, as the reference's SDK test creates it.
+    const plain = (await p.ok("POST", "/simple/workflows/", { workflow: { slug: "plain-workflow", data: { parameters: { config: embed } } } })).workflow;
+    for (const kind of ["application", "evaluator"]) {
+      const res = await p.ok("POST", `/${kind}s/revisions/resolve`, { [`${kind}_revision_ref`]: { id: plain.revision_id, slug: null, version: null } });
+      expect(res[`${kind}_revision`].data.parameters.config, kind).toBe("app-prompt-value");
+      expect(res.resolution_info.embeds_resolved).toBe(1);
+    }
+    const testset = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "not-a-workflow", data: { testcases: [{ data: { a: "1" } }] } } })).testset;
+    expect((await p.call("POST", "/applications/revisions/resolve", { application_revision_ref: { id: testset.revision_id } })).statusCode).toBe(404);
+  });
 });
 
 describe("query filters and compression", () => {

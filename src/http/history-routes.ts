@@ -12,8 +12,11 @@ import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
 import { countedOne, RevisionRecordSchema } from "../versioning/record-schemas.ts";
 import { documentationOnly } from "./openapi.ts";
 
-/** Revision diff, revert and embed resolution for one kind: `/{kind}s/revisions/diff|revert|resolve`. */
-export function historyRoutes(kind: Kind, all: Kind[]) {
+/**
+ * Revision diff, revert and embed resolution for one kind: `/{kind}s/revisions/diff|revert|resolve`. Resolve finds
+ * the revision as `fetchAs` (applications and evaluators resolve any workflow revision, as the reference's do).
+ */
+export function historyRoutes(kind: Kind, all: Kind[], fetchAs: Kind = kind) {
   const n = kind.name;
   const P = `/${kind.plural}/revisions`;
   const tags = [kind.plural[0].toUpperCase() + kind.plural.slice(1)];
@@ -51,7 +54,8 @@ export function historyRoutes(kind: Kind, all: Kind[]) {
         const { data, info } = await resolveEmbeds(ctx.db, req.scope, all, b[`${n}_revision`].data ?? null, limits);
         return { count: 1, [`${n}_revision`]: { ...b[`${n}_revision`], data }, resolution_info: info };
       }
-      const { revision } = await retrieveRevision(ctx.db, req.scope, kind, { artifact: b[`${n}_ref`], variant: b[`${n}_variant_ref`], revision: b[`${n}_revision_ref`] });
+      const refs = { artifact: b[`${n}_ref`], variant: b[`${n}_variant_ref`], revision: b[`${n}_revision_ref`] };
+      const { revision } = await retrieveRevision(ctx.db, req.scope, fetchAs, refs);
       const { data, info } = await resolveEmbeds(ctx.db, req.scope, all, (kind.present ? await kind.present(revision, read) : revision.data) as never, limits);
       return { count: 1, [`${n}_revision`]: revisionRecord(kind, revision, data), resolution_info: info };
     });
