@@ -160,6 +160,7 @@ export interface Comparison {
     matched: number;
     unmatched: number;
     changed_count: number;
+    next_offset: number | null;
     changed: { testcase_id: string; steps: { artifact: string; results: ({ status: string; outputs: unknown } | null)[] }[] }[];
   };
 }

@@ -13,8 +13,14 @@ import { results } from "./tables.ts";
  * id, which is content-addressed, so "the same row" means the same data in both runs.
  */
 
-/** Most changed scenarios listed in one answer. */
+/** Most changed scenarios listed in one answer; the rest are paged with `offset`. */
 export const COMPARE_LIMIT = 1000;
+
+/** Which changed scenarios an answer lists: `limit` of them from the `offset`-th, in testcase id order. */
+export interface ComparePage {
+  limit?: number;
+  offset?: number;
+}
 
 interface RunInfo {
   id: string;
@@ -38,7 +44,8 @@ function artifactOf(step: RunStep): string | null {
   return null;
 }
 
-export async function compareRuns(db: Queryable, scope: Scope, runIds: string[], limit = COMPARE_LIMIT) {
+/** Metric deltas between runs and the testcases whose results changed: all of them counted, a page of them listed. */
+export async function compareRuns(db: Queryable, scope: Scope, runIds: string[], page: ComparePage = {}) {
   if (runIds.length < 2) throw badRequest("Compare needs two or more run_ids");
   const runs = await db.query<RunInfo>(
     "SELECT id, name, status, data FROM evaluation_runs WHERE project_id = $1 AND id = ANY($2::uuid[])",
@@ -91,7 +98,7 @@ export async function compareRuns(db: Queryable, scope: Scope, runIds: string[],
     };
   });
 
-  const scenarios = await changedScenarios(db, scope, runIds, stepArtifact, limit);
+  const scenarios = await changedScenarios(db, scope, runIds, stepArtifact, page);
   return { runs: ordered.map((r) => ({ id: r.id, name: r.name, status: r.status })), metrics, scenarios };
 }
 
@@ -103,7 +110,10 @@ function headline(m: Metric): number | null {
 }
 
 /** Testcases present in every run whose step outputs differ between runs, and how many matched or did not. */
-async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], stepArtifact: Map<string, Map<string, string>>, limit: number) {
+async function changedScenarios(
+  db: Queryable, scope: Scope, runIds: string[], stepArtifact: Map<string, Map<string, string>>, page: ComparePage,
+) {
+  const { limit = COMPARE_LIMIT, offset = 0 } = page;
   const params: unknown[] = [scope.projectId];
   const from = await runRows(db, scope.projectId, results, runIds, params);
   const rows = await db.query<{ run_id: string; testcase_id: string; step_key: string; status: string; outputs: unknown }>(
@@ -128,6 +138,7 @@ async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], s
   const common = new Set([...maps[0]].filter((artifact) => maps.every((m) => m.has(artifact))));
   let matched = 0;
   let unmatched = 0;
+  let changedCount = 0;
   const changed = [];
   for (const [testcaseId, steps] of table) {
     const everywhere = [...steps.values()].some((perRun) => perRun.every((o) => o !== undefined));
@@ -137,10 +148,14 @@ async function changedScenarios(db: Queryable, scope: Scope, runIds: string[], s
     }
     matched++;
     // A step that only some runs have is not a change of result.
-    const differing = [...steps].filter(([artifact]) => common.has(artifact)).filter(([, perRun]) => new Set(perRun.map((o) => (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-"))).size > 1);
-    if (differing.length && changed.length < limit) {
+    const differing = [...steps].filter(([artifact]) => common.has(artifact))
+      .filter(([, perRun]) => new Set(perRun.map((o) => (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-"))).size > 1);
+    if (!differing.length) continue;
+    if (changedCount >= offset && changed.length < limit) {
       changed.push({ testcase_id: testcaseId, steps: differing.map(([artifact, perRun]) => ({ artifact, results: perRun })) });
     }
+    changedCount++;
   }
-  return { matched, unmatched, changed_count: changed.length, changed };
+  const next = offset + changed.length;
+  return { matched, unmatched, changed_count: changedCount, changed, next_offset: next < changedCount ? next : null };
 }

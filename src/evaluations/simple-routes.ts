@@ -43,6 +43,7 @@ const Id = IdParam("evaluation_id");
 const CompareBody = Type.Object({
   run_ids: Type.Array(Uuid, { minItems: 2, maxItems: 10 }),
   limit: Nullable(Type.Integer({ minimum: 0, maximum: COMPARE_LIMIT })),
+  offset: Nullable(Type.Integer({ minimum: 0 })),
 }, Open);
 
 type Body = Record<string, any>;
@@ -96,8 +97,8 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     schema: { tags, summary: "Compare runs: metric deltas and the testcases whose results changed (Tessera)", body: CompareBody },
     config: answers(Type.Object({ count: Type.Integer(), comparison: FreeObject }, { additionalProperties: true })),
   }, async (req) => {
-    const { run_ids, limit } = req.body as Body;
-    return { count: 1, comparison: await compareRuns(db, req.scope, run_ids, limit ?? undefined) };
+    const { run_ids, limit, offset } = req.body as Body;
+    return { count: 1, comparison: await compareRuns(db, req.scope, run_ids, { limit: limit ?? undefined, offset: offset ?? undefined }) };
   });
   app.get("/simple/evaluations/:evaluation_id/progress", {
     schema: { tags, summary: "How far an evaluation has come (Tessera)", params: Id },

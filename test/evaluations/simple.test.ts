@@ -266,6 +266,22 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     const same = (await p.ok("POST", "/evaluations/runs/compare", { run_ids: [after, withExtra] })).comparison;
     expect(same.scenarios).toMatchObject({ matched: 3, unmatched: 0, changed_count: 0 });
     expect(same.metrics.find((m: any) => m.step.artifact === `evaluator:${extra.id}`)?.values).toEqual([null, 1]);
+
+    // Every testcase changes against an application that answers nowhere: all are counted, a page is listed.
+    const nowhere = await p.ok("POST", "/applications/revisions/commit", {
+      application_revision_commit: { application_id: app.id, data: { uri: "svc:custom:code:v0", script: "function run() { return 'Nowhere'; }" } },
+    });
+    const lost = await runWith(nowhere.application_revision.id);
+    const page = async (limit: number, offset?: number) =>
+      (await p.ok("POST", "/evaluations/runs/compare", { run_ids: [after, lost], limit, offset })).comparison.scenarios;
+    const first = await page(2);
+    expect(first).toMatchObject({ matched: 3, changed_count: 3, next_offset: 2 });
+    expect(first.changed).toHaveLength(2);
+    const rest = await page(2, 2);
+    expect(rest).toMatchObject({ changed_count: 3, next_offset: null });
+    expect([...first.changed, ...rest.changed].map((c: any) => c.testcase_id).sort()).toEqual(
+      (await page(10)).changed.map((c: any) => c.testcase_id).sort());
+    expect(await page(0)).toMatchObject({ changed_count: 3, changed: [], next_offset: 0 });
   });
 
   it("runs evaluators on the testcases alone when there is no application", async () => {

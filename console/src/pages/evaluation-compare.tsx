@@ -84,7 +84,7 @@ export function EvaluationComparePage({ query }: ViewProps) {
       <h2>Changed testcases</h2>
       <p class="muted">
         {scenarios.matched} testcases in every run, {scenarios.unmatched} not; {scenarios.changed_count} changed
-        {scenarios.changed_count >= LIMIT ? ` (the first ${LIMIT} shown)` : ""}.
+        {scenarios.changed_count > scenarios.changed.length ? ` (the first ${scenarios.changed.length} shown)` : ""}.
       </p>
       {scenarios.changed.length === 0 ? (
         <EmptyState title="No result changed"><p>Every testcase in all runs got the same outputs and statuses.</p></EmptyState>

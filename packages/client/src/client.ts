@@ -293,9 +293,9 @@ export class TesseraClient {
   }
 
   /** Two or more runs side by side: metric values and deltas per step, and the testcases whose results changed. */
-  async compareEvaluations(ids: string[], limit?: number): Promise<Record<string, any>> {
+  async compareEvaluations(ids: string[], limit?: number, offset?: number): Promise<Record<string, any>> {
     return (await this.#transport.json<{ comparison: Record<string, any> }>("POST", "/api/evaluations/runs/compare", {
-      body: { run_ids: ids, limit },
+      body: { run_ids: ids, limit, offset },
     })).body.comparison;
   }
 }

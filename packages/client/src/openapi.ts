@@ -8358,6 +8358,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         limit?: number | null;
+                        offset?: number | null;
                         run_ids: string[];
                     } & {
                         [key: string]: unknown;
