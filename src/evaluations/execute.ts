@@ -1,14 +1,14 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
 import type { Queryable } from "../db/database.ts";
-import { complete, hasOpenJobs, type Job } from "../jobs/queue.ts";
+import { complete, type Job } from "../jobs/queue.ts";
 import type { JobHandler } from "../jobs/worker.ts";
 import { workflows, type WorkflowData } from "../kinds/workflows.ts";
 import { secretCipher } from "../secrets/cipher.ts";
 import { projectSecrets } from "../secrets/provider-secrets.ts";
 import { loadTestcaseData } from "../testsets/testcases.ts";
 import { findRevision } from "../versioning/revisions.ts";
-import { refreshMetrics, storeBatchMetrics } from "./metrics.ts";
+import { storeBatchMetrics } from "./metrics.ts";
 import { countBatch } from "./progress.ts";
 import type { BatchWork } from "./batch-cells.ts";
 import { CellInvoker } from "./cell-invoker.ts";
@@ -17,7 +17,7 @@ import { copyRows } from "./entity-table.ts";
 import { cellHashes } from "./result-hash.ts";
 import { chunkOf, chunksAmong } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
-import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
+import { BATCH_QUEUE, finishIfDone } from "./run-end.ts";
 import { results } from "./tables.ts";
 
 export interface BatchPayload {
@@ -180,26 +180,6 @@ async function pinnedRevision(db: Queryable, scope: Scope, id: string): Promise<
     revisionCache.set(key, revision);
   }
   return revision;
-}
-
-/**
- * When no plan or batch of the run is left: its metrics are computed (and its chunks whose scenarios all succeeded
- * offered to later runs), and it ends `success`, `errors` or `failure` (the scenarios of chunks it links all
- * succeeded).
- */
-export async function finishIfDone(db: Queryable, scope: Scope, runId: string): Promise<void> {
-  if (await hasOpenJobs(db, [PLAN_QUEUE, BATCH_QUEUE], { run_id: runId })) return;
-  await refreshMetrics(db, scope, runId, null);
-  await db.query(
-    `UPDATE evaluation_runs r SET flags = r.flags || '{"is_active": false}', updated_at = now(),
-       status = CASE WHEN s.failed = 0 THEN 'success' WHEN s.failed = s.total + l.total THEN 'failure' ELSE 'errors' END
-     FROM (SELECT count(*) AS total, count(*) FILTER (WHERE status = 'failure') AS failed
-           FROM evaluation_scenarios WHERE run_id = $1) s,
-       (SELECT coalesce(sum(count), 0) AS total FROM evaluation_run_chunks
-        WHERE run_id = $1 AND source_run_id <> run_id) l
-     WHERE r.id = $1 AND r.status IN ('queued', 'running')`,
-    [runId],
-  );
 }
 
 /** At most `size` holders at once; the others wait in turn. */

@@ -8,12 +8,12 @@ import { type Leaf, readChunks } from "../testsets/chunks.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { type Cell, earlierResults, reusedCell } from "./cells.ts";
 import { copyRows } from "./entity-table.ts";
-import { type BatchPayload, finishIfDone } from "./execute.ts";
+import type { BatchPayload } from "./execute.ts";
 import { addPlannedScenarios } from "./progress.ts";
 import { cellHashes } from "./result-hash.ts";
 import { addChunks, type Chunk, type ChunkRows, type ChunkShape, chunkShape, completeChunks } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
-import { BATCH_QUEUE, PLAN_QUEUE } from "./simple-evaluations.ts";
+import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./run-end.ts";
 import { results, scenarios } from "./tables.ts";
 
 /**

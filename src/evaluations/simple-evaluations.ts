@@ -4,13 +4,10 @@ import { badRequest } from "../errors.ts";
 import { cancelQueued, enqueue } from "../jobs/queue.ts";
 import { fetchRows, insertRows, type Row } from "./entity-table.ts";
 import { recountProgress } from "./progress.ts";
+import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./run-end.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./run-steps.ts";
 import { runs } from "./tables.ts";
-
-/** The jobs of a server-run evaluation: one plans the run (scenarios and batches), then one job per batch. */
-export const PLAN_QUEUE = "evaluation.plan";
-export const BATCH_QUEUE = "evaluation.batch";
 
 export interface SimpleEvaluationInput {
   name?: string | null;
@@ -37,7 +34,7 @@ export async function createSimpleEvaluation(tx: Queryable, scope: Scope, input:
   const annotations = steps.filter((s) => s.type === "annotation");
   const flags = {
     is_live: false, is_active: true, is_closed: false, is_queue: false,
-    is_cached: input.flags?.is_cached === true, is_split: false,
+    is_cached: input.flags?.is_cached === true, is_split: input.flags?.is_split === true,
     has_queries: false, has_testsets: has("input"), has_traces: false, has_testcases: false, has_evaluators: annotations.length > 0,
     has_custom: annotations.some((s) => s.origin === "custom"),
     has_human: annotations.some((s) => s.origin === "human"),
@@ -70,7 +67,8 @@ export async function stopEvaluation(tx: Queryable, scope: Scope, runId: string)
 
 /**
  * Starts a stopped run again: a client-driven run is marked active; a server-run one plans its scenarios
- * if it has none yet, else queues again the scenarios that have not succeeded. A closed run is a 409.
+ * if it has none yet, else queues again the scenarios that have not succeeded (with none left it ends again at once).
+ * A closed run is a 409.
  */
 export async function startEvaluation(tx: Queryable, scope: Scope, runId: string, batchSize: number): Promise<Row | null> {
   const [run] = await fetchRows(tx, scope, runs, [runId]);
@@ -103,6 +101,8 @@ export async function startEvaluation(tx: Queryable, scope: Scope, runId: string
       batches.push({ queue: BATCH_QUEUE, projectId: scope.projectId, payload: { run_id: runId, scenario_ids: scenarioIds } });
     }
     await enqueue(tx, batches);
+    // A run whose scenarios all succeeded has nothing to invoke again: it ends at once, as a batch would end it.
+    if (planned && !batches.length) await finishIfDone(tx, scope, runId);
   }
   return (await fetchRows(tx, scope, runs, [runId]))[0];
 }

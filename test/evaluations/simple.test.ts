@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BATCH_QUEUE } from "../../src/evaluations/simple-evaluations.ts";
+import { BATCH_QUEUE } from "../../src/evaluations/run-end.ts";
 import { countByStatus } from "../../src/jobs/queue.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 import { finishedEvaluation } from "../support/evaluations.ts";
@@ -227,6 +227,31 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     const { scenario_id, step_key } = results[0];
     await p.ok("POST", "/evaluations/results/", { results: [{ run_id: created.evaluation.id, scenario_id, step_key, status: "success" }] });
     expect((await progress(created.evaluation.id)).cells).toMatchObject({ failed: 0 });
+  });
+
+  it("ends a finished run started again, and keeps the flags it was created with", async () => {
+    const ts = await testset("finished-rows", [{ country: "Chile" }, { country: "Peru" }]);
+    const echo = (await p.ok("POST", "/simple/applications/", {
+      application: { slug: "finished-echo", data: { uri: "agenta:custom:mock:v0", parameters: { key: "echo" } } },
+    })).application;
+    const pass = (await p.ok("POST", "/simple/evaluators/", {
+      evaluator: { slug: "finished-pass", data: { uri: "agenta:custom:mock:v0", parameters: { key: "pass" } } },
+    })).evaluator;
+    const created = await p.ok("POST", "/simple/evaluations/", {
+      evaluation: {
+        flags: { is_cached: true, is_split: true },
+        data: { testset_steps: [ts.revision_id], application_steps: [echo.revision_id], evaluator_steps: { [pass.revision_id]: "auto" } },
+      },
+    });
+    expect(created.evaluation.flags).toMatchObject({ is_cached: true, is_split: true });
+    const id = created.evaluation.id;
+    expect((await finished(id)).data.status).toBe("success");
+    const restarted = await p.ok("POST", `/simple/evaluations/${id}/start`);
+    expect(restarted.evaluation.flags).toMatchObject({ is_split: true });
+    const again = await finished(id);
+    expect(again.data.status).toBe("success");
+    expect(again.flags).toMatchObject({ is_active: false, is_split: true });
+    expect(await progress(id)).toMatchObject({ scenarios: 2, succeeded: 2, pending: 0 });
   });
 
   it("compares two runs: metric deltas, and the testcases whose results changed", async () => {
