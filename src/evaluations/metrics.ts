@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { fromJsonb } from "../db/jsonb-text.ts";
+import { unprocessable } from "../errors.ts";
 import { insertRows, type Row } from "./entity-table.ts";
 import type { BatchMetrics } from "./batch-cells.ts";
 import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
@@ -25,6 +26,13 @@ interface ResultRow extends MetricSource {
 
 /** Stores metrics rows given by a client, one per (run, scenario, timestamp) slot; the runs must be open. */
 export async function setMetrics(db: Queryable, scope: Scope, items: Row[]): Promise<Row[]> {
+  // A metric is a run's (global), a scenario's (variational) or a time bucket's (temporal), never two at once.
+  const both = items.findIndex((m) => m.scenario_id != null && m.timestamp != null);
+  if (both !== -1) {
+    throw unprocessable([{
+      loc: ["body", "metrics", both], msg: "A metric names a scenario_id or a timestamp, not both", type: "value_error",
+    }]);
+  }
   await assertOpenRuns(db, scope, items.map((m) => m.run_id as string));
   return insertRows(db, scope, metrics, items);
 }
@@ -43,12 +51,17 @@ export async function refreshMetrics(
   );
   if (!run) return null;
   const stepTypes = new Map((run.data?.steps ?? []).map((s) => [s.key, s.type]));
+  // A bare run (no step that invokes or annotates) has nothing to measure, as the reference answers.
+  if (![...stepTypes.values()].some((type) => type !== "input")) return null;
   const wanted = (key: string) => stepTypes.get(key) !== "input";
   const total = new StepStats();
   const add = (stats: StepStats, r: ResultRow) =>
     addResult(stats, r, stepTypes.get(r.step_key) === "annotation" || !stepTypes.has(r.step_key));
   if (scenarioId) {
-    for (const r of await scenarioResults(db, scope, runId, scenarioId)) if (wanted(r.step_key)) add(total, r);
+    const found = await scenarioResults(db, scope, runId, scenarioId);
+    // A scenario with no result (or none of this run's) gets no metric, rather than an empty one or a 404.
+    if (found.length === 0) return null;
+    for (const r of found) if (wanted(r.step_key)) add(total, r);
   } else {
     const chunks = (await ownChunks(db, runId)).map((c) => ({ ...c, stats: new StepStats(), succeeded: 0 }));
     const inputKeys = [...stepTypes].filter(([, type]) => type === "input").map(([key]) => key);

@@ -146,10 +146,11 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
 
   // Metrics
   app.post("/evaluations/metrics/refresh", { schema: { tags, summary: "Recompute metrics from results", body: s.MetricsRefreshBody }, config: answersMany("metrics") }, async (req) => {
-    const m = (req.body as Body).metrics;
-    const runIds: string[] = [...(m.run_ids ?? []), ...(m.run_id ? [m.run_id] : [])];
+    const m = (req.body as Body).metrics ?? {};
+    // As the reference dispatches: run_ids when given, else run_id; neither refreshes nothing.
+    const runIds: string[] = m.run_ids?.length ? m.run_ids : m.run_id ? [m.run_id] : [];
     const scenarioIds: (string | null)[] = [...(m.scenario_ids ?? []), ...(m.scenario_id ? [m.scenario_id] : [])];
-    if (runIds.length === 0) throw badRequest("metrics.run_id or metrics.run_ids is required");
+    if (runIds.length === 0) return many("metrics", []);
     await ctx.traces?.flush(); // results name traces that may still be on their way to the table
     const rows: Row[] = [];
     for (const runId of runIds) {
@@ -177,12 +178,13 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     const page = await queryRows(db, req.scope, metrics, filter, windowing);
     return many("metrics", page.items, page.windowing);
   });
-  app.get("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Fetch metrics", params: IdParam("metrics_id") }, config: answersOne("metrics") }, async (req) => {
-    return one("metrics", (await fetchRows(db, req.scope, metrics, [(req.params as Body).metrics_id]))[0]);
+  // The reference answers a metric by id as a list, and its deletion with the list of ids.
+  app.get("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Fetch metrics", params: IdParam("metrics_id") }, config: answersMany("metrics") }, async (req) => {
+    return many("metrics", await fetchRows(db, req.scope, metrics, [(req.params as Body).metrics_id]));
   });
-  app.delete("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Delete metrics", params: IdParam("metrics_id") }, config: answersId("metrics_id") }, async (req) => {
-    const [id] = await deleteInOpenRuns(ctx, req.scope, metrics, [(req.params as Body).metrics_id]);
-    return { count: id ? 1 : 0, metrics_id: id ?? null };
+  app.delete("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Delete metrics", params: IdParam("metrics_id") }, config: answersIds("metrics_ids") }, async (req) => {
+    const ids = await deleteInOpenRuns(ctx, req.scope, metrics, [(req.params as Body).metrics_id]);
+    return { count: ids.length, metrics_ids: ids };
   });
 
   // The reference's simple-evaluation shortcut a client-driven run uses to add its scenarios.

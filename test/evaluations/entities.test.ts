@@ -236,6 +236,49 @@ describe("evaluation metrics", () => {
   });
 });
 
+describe("metrics as the reference's clients read and write them", () => {
+  const unknown = "0190d0d0-0000-7000-8000-000000000001";
+
+  it("fetches a metric by id as a list, deletes it answering metrics_ids, and refuses a scenario and a timestamp together", async () => {
+    const run = await newRun();
+    const [metric] = (await p.ok("POST", "/evaluations/metrics/", {
+      metrics: [{ run_id: run.id, status: "success", data: { integer_metric: 42, boolean_metric: true } }],
+    })).metrics;
+    const fetched = await p.ok("GET", `/evaluations/metrics/${metric.id}`);
+    expect(fetched.count).toBe(1);
+    expect(fetched.metrics[0]).toMatchObject({ id: metric.id, data: { integer_metric: 42, boolean_metric: true } });
+    expect(await p.ok("DELETE", `/evaluations/metrics/${metric.id}`)).toEqual({ count: 1, metrics_ids: [metric.id] });
+    expect(await p.ok("DELETE", `/evaluations/metrics/${metric.id}`)).toEqual({ count: 0, metrics_ids: [] });
+    expect(await p.ok("GET", `/evaluations/metrics/${metric.id}`)).toMatchObject({ count: 0, metrics: [] });
+
+    const both = await p.call("POST", "/evaluations/metrics/", {
+      metrics: [{ run_id: run.id, scenario_id: run.id, timestamp: "2026-01-01T00:00:00+00:00", status: "success", data: {} }],
+    });
+    expect(both.statusCode).toBe(422);
+    expect(JSON.stringify(both.json().detail)).toContain("scenario_id or a timestamp, not both");
+  });
+
+  it("refreshes nothing where there is nothing to measure: no run, a bare run, unknown scenarios; run_ids win over run_id", async () => {
+    const none = { count: 0, metrics: [] };
+    expect(await p.ok("POST", "/evaluations/metrics/refresh", { metrics: {} })).toMatchObject(none);
+    expect(await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: unknown } })).toMatchObject(none);
+    const bare = await newRun();
+    expect(await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: bare.id } })).toMatchObject(none);
+    expect(await p.ok("POST", "/evaluations/metrics/refresh", {
+      metrics: { run_id: bare.id, timestamps: ["2026-01-01T00:00:00Z"], interval: 3600 },
+    })).toMatchObject(none);
+    const steps = [{ key: "judge", type: "annotation", origin: "auto", references: {} }];
+    const judged = await newRun(p, { data: { steps } });
+    expect(await p.ok("POST", "/evaluations/metrics/refresh", {
+      metrics: { run_id: judged.id, scenario_ids: [unknown] },
+    })).toMatchObject(none);
+    const other = await newRun();
+    expect(await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_ids: [bare.id, other.id], run_id: judged.id } }))
+      .toMatchObject(none);
+    expect((await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: judged.id } })).count).toBe(1);
+  });
+});
+
 describe("bulk rows (copyRows, as a plan and its batches store scenarios and results)", () => {
   it("stores through COPY exactly what an insert stores, escapes and all", async () => {
     const run = await newRun();

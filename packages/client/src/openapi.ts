@@ -5625,7 +5625,16 @@ export interface paths {
                                 version: string;
                             } & {
                                 [key: string]: unknown;
-                            }) | null;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
                         } & {
                             [key: string]: unknown;
                         };
@@ -5665,7 +5674,7 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            metrics_id: string | null;
+                            metrics_ids: string[];
                         } & {
                             [key: string]: unknown;
                         };
