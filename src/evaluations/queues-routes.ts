@@ -67,6 +67,11 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get("/evaluations/queues/:queue_id", doc("Fetch a queue", oneOf("queue", QueueRecord), { params: QueueParam }), async (req) => {
     return one("queue", (await fetchRows(db, req.scope, queues, [(req.params as Body).queue_id]))[0]);
   });
+  const defaultOf = doc("Fetch a run's default queue", oneOf("queue", QueueRecord), { params: IdParam("run_id") });
+  app.get("/evaluations/runs/:run_id/queues/default", defaultOf, async (req) => {
+    const page = await queryRows(db, req.scope, queues, { run_id: (req.params as Body).run_id, flags: { is_default: true } }, null);
+    return one("queue", page.items[0]);
+  });
   const editOne = doc("Edit a queue", oneOf("queue", QueueRecord), { params: QueueParam, body: s.QueueEditBody });
   app.patch("/evaluations/queues/:queue_id", editOne, async (req) => {
     const id = (req.params as Body).queue_id;

@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { badRequest, conflict } from "../errors.ts";
+import { conflictOnDuplicate } from "../db/unique-violation.ts";
+import { conflict, unprocessable } from "../errors.ts";
 import type { Windowing } from "../versioning/windowing.ts";
 import { deleteRows, editRow, fetchRows, insertRows, type Row } from "./entity-table.ts";
 import { assignedScenarios } from "./queue-assignment.ts";
@@ -32,9 +33,15 @@ export function isDefaultShaped(data: QueueData | null | undefined): boolean {
 function checkQueue(queue: Row): void {
   const flags = (queue.flags ?? {}) as { is_default?: boolean };
   if (flags.is_default && !isDefaultShaped(queue.data as QueueData)) {
-    throw badRequest("A default queue covers the whole run: it takes no user_ids, scenario_ids, step_keys or batches");
+    const msg = "A default queue covers the whole run: it takes no user_ids, scenario_ids, step_keys or batches";
+    throw unprocessable([{ loc: ["body", "queue", "data"], msg, type: "value_error" }]);
   }
 }
+
+const isDefault = (queue: Row) => (queue.flags as { is_default?: boolean } | null)?.is_default === true;
+/** Runs a write of queues; a second default queue for a run is a 409 (one index keeps one a run). */
+const oneDefaultPerRun = <T>(write: Promise<T>) =>
+  conflictOnDuplicate(write, "The run already has a default queue", "evaluation_queues_default_per_run");
 
 const withFlags = (queue: Row): Row => {
   const flags = (queue.flags ?? {}) as Record<string, unknown>;
@@ -46,7 +53,7 @@ const withFlags = (queue: Row): Row => {
 export async function createQueues(db: Queryable, scope: Scope, items: Row[]): Promise<Row[]> {
   items.forEach(checkQueue);
   await assertOpenRuns(db, scope, items.map((q) => q.run_id as string));
-  return insertRows(db, scope, queues, items.map(withFlags));
+  return oneDefaultPerRun(insertRows(db, scope, queues, items.map(withFlags)));
 }
 
 /** Edits a queue (its run stays); null when there is no such queue. */
@@ -55,13 +62,16 @@ export async function editQueue(db: Queryable, scope: Scope, id: string, edit: R
   if (!current) return null;
   const merged = { ...current, ...edit };
   checkQueue(merged);
-  return editRow(db, scope, queues, id, "flags" in edit ? { ...edit, flags: withFlags(merged).flags } : edit);
+  if (isDefault(current) && "flags" in edit && !isDefault(merged)) {
+    throw conflict(`Queue ${id} is the default queue of run ${current.run_id}: it stays the default while the run has it`);
+  }
+  return oneDefaultPerRun(editRow(db, scope, queues, id, "flags" in edit ? { ...edit, flags: withFlags(merged).flags } : edit));
 }
 
 /** Deletes queues; a run's default queue goes only with its run (409). */
 export async function deleteQueues(db: Queryable, scope: Scope, ids: string[]): Promise<string[]> {
   const found = await fetchRows(db, scope, queues, ids);
-  const fixed = found.find((q) => (q.flags as { is_default?: boolean } | null)?.is_default);
+  const fixed = found.find(isDefault);
   if (fixed) {
     throw conflict(`Queue ${fixed.id} is the default queue of run ${fixed.run_id}: it is deleted with its run`);
   }

@@ -7,12 +7,12 @@ import { badRequest } from "../errors.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { IdParam } from "../schema-parts.ts";
 import type { Windowing } from "../versioning/windowing.ts";
-import { deleteRows, fetchRows, insertRows, queryRows, type EntityTable, type Row } from "./entity-table.ts";
+import { deleteRows, fetchRows, queryRows, type EntityTable, type Row } from "./entity-table.ts";
 import { refreshMetrics, setMetrics } from "./metrics.ts";
 import { idOf, idsOf, manyOf, MetricsRecord, oneOf, ResultRecord, RunRecord, ScenarioRecord } from "./record-schemas.ts";
 import { setResults } from "./results.ts";
 import { beforeDirectWrite } from "./run-chunks.ts";
-import { assertOpenRuns, deleteRuns, editRun, setRunsClosed } from "./runs.ts";
+import { assertOpenRuns, createRuns, deleteRuns, editRun, setRunsClosed } from "./runs.ts";
 import { addScenarios, createScenarios, editScenario, runOf } from "./scenarios.ts";
 import * as s from "./schemas.ts";
 import { metrics, results, runs, scenarios } from "./tables.ts";
@@ -45,7 +45,7 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
 
   // Runs
   app.post("/evaluations/runs/", { schema: { tags, summary: "Create runs", body: s.RunsCreateBody }, config: answersMany("runs") }, async (req) => {
-    return many("runs", await insertRows(db, req.scope, runs, (req.body as Body).runs));
+    return many("runs", await db.transaction((tx) => createRuns(tx, req.scope, (req.body as Body).runs)));
   });
   app.patch("/evaluations/runs/", { schema: { tags, summary: "Edit runs", body: s.RunsEditBody }, config: answersMany("runs") }, async (req) => {
     const edits = (req.body as Body).runs as Row[];
@@ -79,7 +79,7 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     return one("run", (await fetchRows(db, req.scope, runs, [(req.params as Body).run_id]))[0]);
   });
   app.patch("/evaluations/runs/:run_id", { schema: { tags, summary: "Edit a run", params: IdParam("run_id"), body: s.RunEditBody }, config: answersOne("run") }, async (req) => {
-    return one("run", await editRun(db, req.scope, (req.params as Body).run_id, (req.body as Body).run));
+    return one("run", await db.transaction((tx) => editRun(tx, req.scope, (req.params as Body).run_id, (req.body as Body).run)));
   });
   app.delete("/evaluations/runs/:run_id", { schema: { tags, summary: "Delete a run", params: IdParam("run_id") }, config: answersId("run_id") }, async (req) => {
     const [id] = await deleteRuns(db, req.scope, [(req.params as Body).run_id]);

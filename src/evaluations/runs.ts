@@ -1,8 +1,9 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import { HttpError, notFound } from "../errors.ts";
-import { deleteRows, editRow, type Row } from "./entity-table.ts";
+import { deleteRows, editRow, insertRows, type Row } from "./entity-table.ts";
 import { handOverChunks } from "./run-chunks.ts";
+import { reconcileRun, runStepKeys } from "./run-graph.ts";
 import { runs } from "./tables.ts";
 
 /** The reference's answer to a write into a closed run: 409 with the run named. */
@@ -23,16 +24,28 @@ export async function assertOpenRuns(db: Queryable, scope: Scope, runIds: string
   }
 }
 
-/** Edits an open run; a closed run is refused (409), an unknown one is null. */
+/**
+ * Edits an open run and brings it in line with its steps (run-graph.ts); a closed run is refused (409), an unknown
+ * one is null.
+ */
 export async function editRun(db: Queryable, scope: Scope, id: string, edit: Row): Promise<Row | null> {
-  const [row] = await db.query<{ closed: boolean }>(
-    `SELECT coalesce((flags->>'is_closed')::boolean, false) AS closed FROM evaluation_runs
+  const [row] = await db.query<{ closed: boolean; data: Row | null }>(
+    `SELECT coalesce((flags->>'is_closed')::boolean, false) AS closed, data FROM evaluation_runs
      WHERE project_id = $1 AND id = $2 FOR UPDATE`,
     [scope.projectId, id],
   );
   if (!row) return null;
   if (row.closed) throw closedRun(id);
-  return editRow(db, scope, runs, id, edit);
+  const edited = await editRow(db, scope, runs, id, edit);
+  return edited && reconcileRun(db, scope, edited, runStepKeys(row));
+}
+
+/** Creates runs, each brought in line with its steps (run-graph.ts). */
+export async function createRuns(db: Queryable, scope: Scope, items: Row[]): Promise<Row[]> {
+  const created = await insertRows(db, scope, runs, items);
+  const out: Row[] = [];
+  for (const run of created) out.push(await reconcileRun(db, scope, run, new Set()));
+  return out;
 }
 
 /** Closes (or reopens) runs: a closed run refuses new scenarios, results and edits. Closing may set a final status. */

@@ -197,17 +197,16 @@ describe("queues of a run (/evaluations/queues/)", () => {
     const bad = await p.call("POST", "/evaluations/queues/", {
       queues: [{ run_id: run.id, flags: { is_default: true }, data: { user_ids: [[a]] } }],
     });
-    expect(bad.statusCode).toBe(400);
+    expect(bad.statusCode).toBe(422);
+    expect(JSON.stringify(bad.json().detail)).toContain("A default queue covers the whole run");
     expect((await p.call("POST", "/evaluations/queues/", { queues: [{ run_id: uuidv7() }] })).statusCode).toBe(404);
 
-    const { queues } = await p.ok("POST", "/evaluations/queues/", {
-      queues: [
-        { run_id: run.id, name: "default", flags: { is_default: true } },
-        { run_id: run.id, name: "two repeats", data: { user_ids: [[a], [b]], scenario_ids: scenarioIds.slice(0, 2) } },
-      ],
+    // The run has a human step, so it was given its default queue when it was created.
+    const def = (await p.ok("GET", `/evaluations/runs/${run.id}/queues/default`)).queue;
+    const { queues: [scoped] } = await p.ok("POST", "/evaluations/queues/", {
+      queues: [{ run_id: run.id, name: "two repeats", data: { user_ids: [[a], [b]], scenario_ids: scenarioIds.slice(0, 2) } }],
     });
-    const [def, scoped] = queues;
-    expect(def).toMatchObject({ run_id: run.id, status: "pending", flags: { is_default: true, is_sequential: false } });
+    expect(def).toMatchObject({ run_id: run.id, name: "manual", status: "running", flags: { is_default: true, is_sequential: false } });
     // Repeats × users: a annotates every scenario of the queue in repeat 0, b in repeat 1.
     for (const user of [a, b]) {
       expect(ids(await assigned(scoped.id, user, undefined, "evaluations/queues"))).toEqual(scenarioIds.slice(0, 2));
@@ -225,11 +224,72 @@ describe("queues of a run (/evaluations/queues/)", () => {
     const defaults = await p.ok("POST", "/evaluations/queues/query", defaultsOnly);
     expect(ids(defaults.queues)).toEqual([def.id]);
 
+    // One default queue a run: a second is refused, the default cannot be demoted, and keeping its flag is an edit.
+    const second = await p.call("POST", "/evaluations/queues/", { queues: [{ run_id: run.id, flags: { is_default: true } }] });
+    expect(second.statusCode).toBe(409);
+    const promoted = await p.call("PATCH", `/evaluations/queues/${scoped.id}`, { queue: { flags: { is_default: true } } });
+    expect(promoted.statusCode).toBe(422); // a scoped queue cannot be the default
+    const demoted = await p.call("PATCH", `/evaluations/queues/${def.id}`, { queue: { id: def.id, flags: { is_default: false } } });
+    expect(demoted.statusCode).toBe(409);
+    const kept = await p.ok("PATCH", `/evaluations/queues/${def.id}`, { queue: { name: "renamed", flags: { is_default: true } } });
+    expect(kept.queue).toMatchObject({ name: "renamed", flags: { is_default: true } });
+
     expect((await p.call("DELETE", `/evaluations/queues/${def.id}`)).statusCode).toBe(409);
     expect(await p.ok("DELETE", `/evaluations/queues/${scoped.id}`)).toEqual({ count: 1, queue_id: scoped.id });
     expect((await p.ok("GET", `/evaluations/queues/${scoped.id}`)).count).toBe(0);
     await p.ok("DELETE", `/evaluations/runs/${run.id}`);
     expect((await p.ok("GET", `/evaluations/queues/${def.id}`)).count).toBe(0);
+  });
+
+  it("gives a run with a human step a default queue, and takes it away with the step, as the reference reconciles them", async () => {
+    const input = { key: "input", type: "input", origin: "custom", references: { testset_revision: { id: uuidv7() } } };
+    const human = { key: "annotation-human", type: "annotation", origin: "human", references: {}, inputs: [{ key: "input" }] };
+    const auto = { key: "annotation-auto", type: "annotation", origin: "auto", references: {}, inputs: [{ key: "input" }] };
+    const defaultQueue = async (runId: string) => (await p.ok("GET", `/evaluations/runs/${runId}/queues/default`)).queue;
+    const patch = async (run: any, steps: object[], flags?: object) =>
+      (await p.ok("PATCH", `/evaluations/runs/${run.id}`, { run: { id: run.id, name: run.name, flags, data: { steps } } })).run;
+
+    const [run] = (await p.ok("POST", "/evaluations/runs/", { runs: [{ name: "review", data: { steps: [input, human] } }] })).runs;
+    expect(run.flags).toMatchObject({ has_human: true, has_auto: false, has_evaluators: true, has_testsets: true, is_queue: true });
+    const first = await defaultQueue(run.id);
+    expect(first.flags.is_default).toBe(true);
+    expect((await patch(run, [input, human, auto])).flags).toMatchObject({ is_queue: true, has_auto: true });
+    expect((await defaultQueue(run.id)).id).toBe(first.id);
+
+    const withoutHuman = await patch(run, [input, auto]);
+    expect(withoutHuman.flags).toMatchObject({ has_human: false, is_queue: false });
+    expect(await defaultQueue(run.id)).toBeNull();
+    expect((await patch(run, [input, human])).flags.is_queue).toBe(true);
+    expect(await defaultQueue(run.id)).not.toBeNull();
+
+    // is_queue is derived: a client that plants it on a run without a human step does not keep it.
+    const [plain] = (await p.ok("POST", "/evaluations/runs/", { runs: [{ name: "auto only", data: { steps: [input, auto] } }] })).runs;
+    expect(plain.flags).toMatchObject({ has_human: false, is_queue: false });
+    expect((await patch(plain, [input, auto], { is_queue: true })).flags.is_queue).toBe(false);
+    expect(await defaultQueue(plain.id)).toBeNull();
+  });
+
+  it("prunes the results of a step an edit removes, and the scenarios left with none", async () => {
+    const input = { key: "input", type: "input", origin: "custom", references: {} };
+    const human = { key: "annotation", type: "annotation", origin: "human", references: {}, inputs: [{ key: "input" }] };
+    const [run] = (await p.ok("POST", "/evaluations/runs/", { runs: [{ name: "prune", data: { steps: [input, human] } }] })).runs;
+    const { scenarios } = await p.ok("POST", "/evaluations/scenarios/", { scenarios: [{ run_id: run.id }, { run_id: run.id }] });
+    await p.ok("POST", "/evaluations/results/", {
+      results: [
+        { run_id: run.id, scenario_id: scenarios[0].id, step_key: "input", repeat_idx: 0 },
+        { run_id: run.id, scenario_id: scenarios[0].id, step_key: "annotation", repeat_idx: 0 },
+        { run_id: run.id, scenario_id: scenarios[1].id, step_key: "annotation", repeat_idx: 0 },
+      ],
+    });
+    const edit = (steps: object[]) => p.ok("PATCH", `/evaluations/runs/${run.id}`, { run: { id: run.id, name: run.name, data: { steps } } });
+    const left = async () => ({
+      results: (await p.ok("POST", "/evaluations/results/query", { result: { run_id: run.id } })).results.map((r: any) => r.step_key),
+      scenarios: (await p.ok("POST", "/evaluations/scenarios/query", { scenario: { run_id: run.id } })).scenarios.map((s: any) => s.id),
+    });
+    await edit([input]);
+    expect(await left()).toEqual({ results: ["input"], scenarios: [scenarios[0].id] });
+    await edit([]);
+    expect(await left()).toEqual({ results: [], scenarios: [] });
   });
 
   it("spreads scenarios among a repeat's users by id: each scenario to exactly one of them", async () => {

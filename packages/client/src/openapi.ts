@@ -8221,6 +8221,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/evaluations/runs/{run_id}/queues/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a run's default queue */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    run_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            queue: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    batch_offset?: number | null;
+                                    batch_size?: number | null;
+                                    scenario_ids?: string[] | null;
+                                    step_keys?: string[] | null;
+                                    user_ids?: string[][] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: ({
+                                    is_default?: boolean;
+                                    is_sequential?: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                /** Format: uuid */
+                                run_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/evaluations/runs/close": {
         parameters: {
             query?: never;
