@@ -41,6 +41,12 @@ export interface Config {
   dbStartupTimeoutMs: number;
   /** How long SIGTERM waits for in-flight requests before it closes them and exits non-zero. */
   shutdownTimeoutMs: number;
+  /** Longest a client may take to send a request's headers (408, then the connection is closed). */
+  headersTimeoutMs: number;
+  /** Longest a request body may go without a byte arriving (408, then the connection is closed). */
+  bodyTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open between two requests. */
+  keepAliveTimeoutMs: number;
   /** Longest the mock workflow's `delay` behaviour may wait (longer asks are a 400). */
   mockMaxDelayMs: number;
   /** Oldest a cached reference resolution or accepted API key may be (a bound should a change go unheard). */
@@ -85,6 +91,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbStatementTimeoutMs: integer("TESSERA_DB_STATEMENT_TIMEOUT_MS", env.TESSERA_DB_STATEMENT_TIMEOUT_MS, 60_000),
     dbStartupTimeoutMs: integer("TESSERA_DB_STARTUP_TIMEOUT_MS", env.TESSERA_DB_STARTUP_TIMEOUT_MS, 30_000),
     shutdownTimeoutMs: integer("TESSERA_SHUTDOWN_TIMEOUT_MS", env.TESSERA_SHUTDOWN_TIMEOUT_MS, 25_000),
+    headersTimeoutMs: positive("TESSERA_HEADERS_TIMEOUT_MS", env.TESSERA_HEADERS_TIMEOUT_MS, 30_000),
+    bodyTimeoutMs: positive("TESSERA_BODY_TIMEOUT_MS", env.TESSERA_BODY_TIMEOUT_MS, 60_000),
+    keepAliveTimeoutMs: positive("TESSERA_KEEP_ALIVE_TIMEOUT_MS", env.TESSERA_KEEP_ALIVE_TIMEOUT_MS, 72_000),
     cacheMaxAgeMs: integer("TESSERA_CACHE_MAX_AGE_MS", env.TESSERA_CACHE_MAX_AGE_MS, 30_000),
     mockMaxDelayMs: integer("TESSERA_MOCK_MAX_DELAY_MS", env.TESSERA_MOCK_MAX_DELAY_MS, MOCK_MAX_DELAY_MS),
     evaluations: {

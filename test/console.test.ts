@@ -34,6 +34,31 @@ describe("web console", () => {
     expect((await server.app.inject({ url: "/" })).statusCode).toBe(200);
   });
 
+  it("sends a strict Content-Security-Policy and the other security headers with every page answer", async () => {
+    const csp = (value: unknown) =>
+      new Map(String(value).split(/;\s*/).map((d) => [d.split(" ")[0], d.split(" ").slice(1)]));
+    const page = await server.app.inject({ url: "/", headers: HTML });
+    const deep = await server.app.inject({ url: "/projects/p/testsets", headers: HTML });
+    const revalidated = { ...HTML, "if-none-match": page.headers.etag as string };
+    const cached = await server.app.inject({ url: "/", headers: revalidated });
+    for (const [name, res] of Object.entries({ page, deep, cached })) {
+      const policy = csp(res.headers["content-security-policy"]);
+      expect(policy.get("default-src"), name).toEqual(["'self'"]);
+      expect(policy.get("script-src"), name).toEqual(["'self'"]);
+      expect(policy.get("style-src"), name).toEqual(["'self'"]);
+      expect(policy.get("frame-ancestors"), name).toEqual(["'none'"]);
+      expect(res.headers["x-frame-options"], name).toBe("DENY");
+      expect(res.headers["x-content-type-options"], name).toBe("nosniff");
+      expect(res.headers["referrer-policy"], name).toBe("no-referrer");
+    }
+    // Nothing inline that the policy would refuse: the page's one script and stylesheet are files.
+    expect(page.body).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>|<style|\sstyle=|\son[a-z]+=/i);
+    // The API's answers keep their own shape.
+    const health = await server.app.inject({ url: "/api/health" });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toEqual({ status: "ok" });
+  });
+
   it("serves assets under the build hash, immutable, typed, compressed when asked", async () => {
     const app = await server.app.inject({ url: `/assets/${hash}/app.js`, headers: { "accept-encoding": "gzip" } });
     expect(app.statusCode).toBe(200);

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +61,28 @@ describe("idle memory", () => {
       await fetch(`${otherUrl}/api/health`).then((r) => r.arrayBuffer());
       await new Promise((r) => setTimeout(r, 1000));
       expect(calls).toBe(before);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("collects after a request whose body stalled: the body timeout ends it", { timeout: 120_000 }, async () => {
+    const other = await startTestServer({ TESSERA_BODY_TIMEOUT_MS: "500", TESSERA_KEEP_ALIVE_TIMEOUT_MS: "500" });
+    try {
+      const { key } = await other.project();
+      collectWhenIdle(other.app, { idleMs: 200, rssFloor: 0 });
+      const { port } = new URL(await other.app.listen({ port: 0, host: "127.0.0.1" }));
+      const before = calls;
+      const socket = connect(Number(port), "127.0.0.1");
+      socket.on("error", () => {});
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      socket.write(`POST /api/testcases/query HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ApiKey ${key}\r\n` +
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"testset");
+      let answer = "";
+      socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk));
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 408 .*TESSERA_BODY_TIMEOUT_MS/s);
+      await until(() => calls > before);
     } finally {
       await other.close();
     }

@@ -70,13 +70,28 @@ function readBuild(dist: string): Build {
 
 const NOT_BUILT = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Tessera</title></head>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 3rem auto; padding: 0 1rem">
+<body>
 <h1>Tessera</h1>
 <p>The web console has not been built. <code>npm ci</code> builds it; in a checkout where dependencies are installed, run
 <code>node scripts/build-console.ts</code> and restart the server.</p>
 <p>The API is served under <a href="/api/docs">/api</a>.</p>
 </body></html>
 `;
+
+/**
+ * The page holds an API key: it runs only its own script and stylesheet (no inline script or style, so
+ * injected markup cannot run), talks only to this server, is never framed (clickjacking), and sends no
+ * referrer (its deep links name projects and revisions). `data:` images are the page's empty favicon.
+ */
+export const CONSOLE_SECURITY_HEADERS: Record<string, string> = {
+  "content-security-policy": [
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+    "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
+  ].join("; "),
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+};
 
 /** A page request (a browser navigating): GET/HEAD of a non-server path that accepts HTML. */
 const pageConstraint: Parameters<FastifyInstance["addConstraintStrategy"]>[0] = {
@@ -102,7 +117,7 @@ export async function consoleRoutes(app: FastifyInstance, options: { dist?: stri
   if (!app.hasConstraintStrategy(pageConstraint.name)) app.addConstraintStrategy(pageConstraint);
 
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.header("cache-control", "no-cache").header("x-content-type-options", "nosniff");
+    reply.headers(CONSOLE_SECURITY_HEADERS).header("cache-control", "no-cache");
     if (!build) return reply.status(503).type("text/html; charset=utf-8").send(NOT_BUILT);
     reply.header("etag", build.etag);
     if (request.headers["if-none-match"] === build.etag) return reply.status(304).send();

@@ -29,8 +29,25 @@ function dropUnsendableHeaders(reply: FastifyReply): void {
 // What Node itself accepts in a header value (it refuses the rest with ERR_INVALID_CHAR).
 const isSendable = (value: string) => /^[\t\x20-\x7e\x80-\xff]*$/.test(value);
 
+// What a stream reports when the connection it was reading from or writing to closed under it.
+const CLOSED_UNDER_IT = new Set([
+  "ERR_STREAM_PREMATURE_CLOSE", "ERR_STREAM_DESTROYED", "ECONNRESET", "EPIPE", "ABORT_ERR",
+]);
+
+/**
+ * A client that went away (navigated off, cancelled, timed out) before its answer was sent: the streams
+ * serving it end with a "premature close" or a reset. Nothing can be answered and nothing failed here.
+ */
+function clientWentAway(error: FastifyError, request: FastifyRequest): boolean {
+  return request.raw.socket?.destroyed === true && error.code !== undefined && CLOSED_UNDER_IT.has(error.code);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { detail?: unknown }, request, reply) => {
+    if (clientWentAway(error, request)) {
+      request.log.info({ reason: error.message }, "client closed the connection before its answer was sent");
+      return;
+    }
     dropUnsendableHeaders(reply);
     if (error instanceof HttpError) return reply.status(error.statusCode).send({ detail: error.detail });
     if (error.validation) return reply.status(422).send({ detail: toIssues(error.validation as never, error.validationContext ?? "body") });

@@ -9,6 +9,7 @@ import { evaluationWorker } from "../evaluations/worker.ts";
 import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
+import { applyServerLimits, connectionOptions, limitBodyIdle } from "./connection-limits.ts";
 import { consoleRoutes } from "./console.ts";
 import { healthRoutes } from "./health-routes.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
@@ -47,7 +48,10 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
+    ...connectionOptions(ctx.config),
   });
+  applyServerLimits(app.server, ctx.config);
+  limitBodyIdle(app.server, ctx.config.bodyTimeoutMs, app.log);
   app.setValidatorCompiler(validatorCompiler);
   app.removeContentTypeParser("text/plain");
   registerJsonBody(app);
