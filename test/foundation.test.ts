@@ -19,11 +19,11 @@ describe("health and documentation", () => {
     expect(res.json()).toEqual({ status: "ok" });
   });
 
-  it("serves a valid OpenAPI 3.1 document", async () => {
+  it("serves a valid OpenAPI 3.2 document", async () => {
     const res = await server.app.inject({ method: "GET", url: "/api/openapi.json" });
     expect(res.statusCode).toBe(200);
     const doc = res.json();
-    expect(doc.openapi).toBe("3.1.0");
+    expect(doc.openapi).toBe("3.2.0");
     expect(doc.info).toMatchObject({ title: expect.any(String), version: expect.any(String) });
     expect(doc.components.securitySchemes.ApiKey).toMatchObject({ type: "apiKey", in: "header", name: "Authorization" });
     expect(doc.paths["/api/health"].get.security).toEqual([]);

@@ -76,8 +76,7 @@ export async function startEvaluation(tx: Queryable, scope: Scope, runId: string
   await assertOpenRuns(tx, scope, [runId]);
   const flags = run.flags as { is_active?: boolean };
   if (flags.is_active) return run;
-  // A server-run evaluation was given a plan job keyed by its run id when it was created.
-  const clientDriven = (await tx.query("SELECT 1 FROM jobs WHERE queue = $1 AND key = $2", [PLAN_QUEUE, runId])).length === 0;
+  const clientDriven = !(await isServerRun(tx, runId));
   await tx.query(
     `UPDATE evaluation_runs SET flags = flags || '{"is_active": true}', status = $3, updated_at = now()
      WHERE project_id = $1 AND id = $2`,
@@ -95,16 +94,31 @@ export async function startEvaluation(tx: Queryable, scope: Scope, runId: string
       [runId],
     )).length > 0;
     if (!planned) await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, payload: { run_id: runId } }]);
-    const batches = [];
-    for (let i = 0; i < left.length; i += batchSize) {
-      const scenarioIds = left.slice(i, i + batchSize).map((r) => r.id);
-      batches.push({ queue: BATCH_QUEUE, projectId: scope.projectId, payload: { run_id: runId, scenario_ids: scenarioIds } });
-    }
-    await enqueue(tx, batches);
+    await dispatchScenarios(tx, scope, runId, left.map((r) => r.id), batchSize);
     // A run whose scenarios all succeeded has nothing to invoke again: it ends at once, as a batch would end it.
-    if (planned && !batches.length) await finishIfDone(tx, scope, runId);
+    if (planned && !left.length) await finishIfDone(tx, scope, runId);
   }
   return (await fetchRows(tx, scope, runs, [runId]))[0];
+}
+
+/** Whether the server executes the run: it was given a plan job when created (else its client drives it). */
+export async function isServerRun(tx: Queryable, runId: string): Promise<boolean> {
+  return (await tx.query("SELECT 1 FROM jobs WHERE queue = $1 AND key = $2", [PLAN_QUEUE, runId])).length > 0;
+}
+
+/**
+ * Queues scenarios of a run to be invoked again, in batches of `batchSize` (`fresh`: without taking earlier results
+ * of a cached run).
+ */
+export async function dispatchScenarios(
+  tx: Queryable, scope: Scope, runId: string, scenarioIds: string[], batchSize: number, fresh = false,
+): Promise<void> {
+  const batches = [];
+  for (let i = 0; i < scenarioIds.length; i += batchSize) {
+    const payload = { run_id: runId, scenario_ids: scenarioIds.slice(i, i + batchSize), ...(fresh && { fresh }) };
+    batches.push({ queue: BATCH_QUEUE, projectId: scope.projectId, payload });
+  }
+  await enqueue(tx, batches);
 }
 
 /** A run in the reference's `SimpleEvaluation` shape: its steps read back as revision targets. */

@@ -4,7 +4,8 @@ import type { AppContext } from "../context.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, IdParam, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
 import { COMPARE_LIMIT, compareRuns } from "./compare.ts";
-import { idOf, manyOf, oneOf, SimpleEvaluationRecord } from "./record-schemas.ts";
+import { idOf, manyOf, oneOf, ResultRecord, RunRecord, SimpleEvaluationRecord } from "./record-schemas.ts";
+import { probeSlice, processSlice, pruneSlice, removeScenarios, setRepeats, type RunSlice } from "./run-slices.ts";
 import { fetchRows, queryRows, type Row } from "./entity-table.ts";
 import { deleteRuns, editRun, setRunsClosed } from "./runs.ts";
 import {
@@ -40,6 +41,16 @@ const CreateBody = Type.Object({ evaluation: Evaluation }, Open);
 const EditBody = Type.Object({ evaluation: Evaluation }, Open);
 const QueryBody = Type.Object({ evaluation: Nullable(FreeObject), windowing: Nullable(WindowingSchema) }, Open);
 const Id = IdParam("evaluation_id");
+const SliceFields = {
+  scenario_ids: Nullable(Type.Array(Uuid, { maxItems: 10_000 })),
+  step_keys: Nullable(Type.Array(Type.String({ maxLength: 1024 }), { maxItems: 1000 })),
+  repeat_idxs: Nullable(Type.Array(Type.Integer({ minimum: 0, maximum: 1000 }), { maxItems: 1000 })),
+};
+const SliceBody = Type.Object(SliceFields, Open);
+const ProcessBody = Type.Object({ ...SliceFields, overwrite: Nullable(Type.Boolean()) }, Open);
+const RemoveScenariosBody = Type.Object({ scenario_ids: Type.Array(Uuid, { maxItems: 10_000 }) }, Open);
+const RepeatsBody = Type.Object({ repeats: Type.Integer({ minimum: 1, maximum: 100 }) }, Open);
+const NoBody = (description: string) => ({ type: "null", description });
 const CompareBody = Type.Object({
   run_ids: Type.Array(Uuid, { minItems: 2, maxItems: 10 }),
   limit: Nullable(Type.Integer({ minimum: 0, maximum: COMPARE_LIMIT })),
@@ -93,6 +104,43 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
       return one(done ? await fetch(req.scope, id) : null);
     });
   }
+  // Slices of a run's existing scenarios, as the reference names them.
+  app.post("/simple/evaluations/:evaluation_id/probe", {
+    schema: { tags, summary: "Read the results in a slice of an evaluation", params: Id, body: SliceBody },
+    config: answers(manyOf("results", ResultRecord)),
+  }, async (req) => {
+    const rows = await probeSlice(db, req.scope, (req.params as Body).evaluation_id, req.body as RunSlice);
+    return { count: rows.length, results: rows };
+  });
+  app.post("/simple/evaluations/:evaluation_id/process", {
+    schema: { tags, summary: "Invoke a slice of an evaluation again (missing or failed cells; all with overwrite)", params: Id, body: ProcessBody },
+    config: documentationOnly({ response: { 202: NoBody("Accepted: batches are queued; follow the evaluation's progress") } }),
+  }, async (req, reply) => {
+    await db.transaction((tx) => processSlice(tx, req.scope, (req.params as Body).evaluation_id, req.body as RunSlice, batchSize));
+    return reply.status(202).send();
+  });
+  app.post("/simple/evaluations/:evaluation_id/prune", {
+    schema: { tags, summary: "Delete the results in a slice of an evaluation", params: Id, body: SliceBody },
+    config: documentationOnly({ response: { 204: NoBody("The slice's results are deleted and the metrics recomputed") } }),
+  }, async (req, reply) => {
+    await db.transaction((tx) => pruneSlice(tx, req.scope, (req.params as Body).evaluation_id, req.body as RunSlice));
+    return reply.status(204).send();
+  });
+  app.post("/simple/evaluations/:evaluation_id/scenarios/remove", {
+    schema: { tags, summary: "Remove scenarios of an evaluation with their results", params: Id, body: RemoveScenariosBody },
+    config: documentationOnly({ response: { 204: NoBody("The scenarios and their results are deleted") } }),
+  }, async (req, reply) => {
+    const { scenario_ids } = req.body as Body;
+    await db.transaction((tx) => removeScenarios(tx, req.scope, (req.params as Body).evaluation_id, scenario_ids));
+    return reply.status(204).send();
+  });
+  app.post("/simple/evaluations/:evaluation_id/repeats/set", {
+    schema: { tags, summary: "Set how many times each scenario of an evaluation runs", params: Id, body: RepeatsBody },
+    config: answers(oneOf("run", RunRecord)),
+  }, async (req) => {
+    const run = await db.transaction((tx) => setRepeats(tx, req.scope, (req.params as Body).evaluation_id, (req.body as Body).repeats));
+    return { count: run ? 1 : 0, run: run ?? null };
+  });
   app.post("/evaluations/runs/compare", {
     schema: { tags, summary: "Compare runs: metric deltas and the testcases whose results changed (Tessera)", body: CompareBody },
     config: answers(Type.Object({ count: Type.Integer(), comparison: FreeObject }, { additionalProperties: true })),

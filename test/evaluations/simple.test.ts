@@ -3,6 +3,7 @@ import { BATCH_QUEUE } from "../../src/evaluations/run-end.ts";
 import { countByStatus } from "../../src/jobs/queue.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 import { finishedEvaluation } from "../support/evaluations.ts";
+import { randomUUID as uuidv4 } from "node:crypto";
 
 let server: TestServer;
 let p: TestProject;
@@ -359,5 +360,65 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
       evaluation: { data: { testset_steps: [ts.revision_id], evaluator_steps: [judge.revision_id] } },
     });
     expect(foreign.statusCode).toBe(404);
+  });
+});
+
+describe("slices of a run (probe, process, prune, scenarios/remove, repeats/set)", () => {
+  async function echoRun(prefix: string) {
+    const ts = await testset(`${prefix}-rows`, [{ q: "a" }, { q: "b" }, { q: "c" }]);
+    const echo = (await p.ok("POST", "/simple/applications/", {
+      application: { slug: `${prefix}-echo`, data: { uri: "agenta:custom:mock:v0", parameters: { key: "echo" } } },
+    })).application;
+    const created = await p.ok("POST", "/simple/evaluations/", {
+      evaluation: { data: { testset_steps: [ts.revision_id], application_steps: [echo.revision_id] } },
+    });
+    const run = await finished(created.evaluation.id);
+    const { scenarios } = await p.ok("POST", "/evaluations/scenarios/query", { scenario: { run_id: run.id } });
+    const steps = (await p.ok("GET", `/evaluations/runs/${run.id}`)).run.data.steps;
+    return { run, scenarios: scenarios.map((s: any) => s.id).sort() as string[], steps };
+  }
+  const probe = async (runId: string, slice: object) => (await p.ok("POST", `/simple/evaluations/${runId}/probe`, slice)).results;
+
+  it("reads, deletes and invokes again the cells a slice names", async () => {
+    const { run, scenarios, steps } = await echoRun("slice");
+    const app = steps.find((s: any) => s.type === "invocation").key;
+    expect(await probe(run.id, {})).toHaveLength(6); // an input and an application cell per scenario
+    expect(await probe(run.id, { scenario_ids: [scenarios[0]], step_keys: [app], repeat_idxs: [0] })).toHaveLength(1);
+    expect(await probe(run.id, { scenario_ids: [uuidv4()] })).toEqual([]);
+
+    const pruned = await p.call("POST", `/simple/evaluations/${run.id}/prune`, { scenario_ids: [scenarios[0]], step_keys: [app] });
+    expect(pruned.statusCode).toBe(204);
+    expect(await probe(run.id, { step_keys: [app] })).toHaveLength(2);
+
+    // Processing the slice invokes the missing cell again, and the run ends again.
+    const processed = await p.call("POST", `/simple/evaluations/${run.id}/process`, { scenario_ids: [scenarios[0]], step_keys: [app] });
+    expect(processed.statusCode).toBe(202);
+    expect((await finished(run.id)).data.status).toBe("success");
+    expect(await probe(run.id, { step_keys: [app] })).toHaveLength(3);
+    // Nothing missing: nothing to do; with overwrite every cell of the slice runs again.
+    expect((await p.call("POST", `/simple/evaluations/${run.id}/process`, {})).statusCode).toBe(202);
+    const before = (await probe(run.id, { scenario_ids: [scenarios[1]], step_keys: [app] }))[0];
+    expect((await p.call("POST", `/simple/evaluations/${run.id}/process`, { scenario_ids: [scenarios[1]], overwrite: true })).statusCode)
+      .toBe(202);
+    await finished(run.id);
+    const after = (await probe(run.id, { scenario_ids: [scenarios[1]], step_keys: [app] }))[0];
+    expect(after.trace_id).not.toBe(before.trace_id);
+  });
+
+  it("removes only the run's own scenarios, and sets its repeats", async () => {
+    const a = await echoRun("remove-a");
+    const b = await echoRun("remove-b");
+    const stranger = await p.call("POST", `/simple/evaluations/${a.run.id}/scenarios/remove`, { scenario_ids: [a.scenarios[0], b.scenarios[0]] });
+    expect(stranger.statusCode).toBe(400);
+    expect(await probe(a.run.id, { scenario_ids: [a.scenarios[0]] })).toHaveLength(2);
+    const removed = await p.call("POST", `/simple/evaluations/${a.run.id}/scenarios/remove`, { scenario_ids: [a.scenarios[0]] });
+    expect(removed.statusCode).toBe(204);
+    expect(await probe(a.run.id, { scenario_ids: [a.scenarios[0]] })).toEqual([]);
+    expect((await p.ok("POST", "/evaluations/scenarios/query", { scenario: { run_id: a.run.id } })).count).toBe(2);
+
+    const set = await p.ok("POST", `/simple/evaluations/${a.run.id}/repeats/set`, { repeats: 3 });
+    expect(set.run.data.repeats).toBe(3);
+    await p.ok("POST", `/evaluations/runs/${a.run.id}/close`);
+    expect((await p.call("POST", `/simple/evaluations/${a.run.id}/prune`, {})).statusCode).toBe(409);
   });
 });

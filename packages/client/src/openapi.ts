@@ -14514,6 +14514,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/simple/evaluations/{evaluation_id}/probe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Read the results in a slice of an evaluation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        repeat_idxs?: number[] | null;
+                        scenario_ids?: string[] | null;
+                        step_keys?: string[] | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            results: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                error: {
+                                    [key: string]: unknown;
+                                } | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                hash_id: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                interval: number | null;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                repeat_idx: number;
+                                /** Format: uuid */
+                                run_id: string;
+                                /** Format: uuid */
+                                scenario_id: string;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                step_key: string;
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                testcase_id: string | null;
+                                timestamp: string | null;
+                                trace_id: string | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            windowing?: {
+                                interval?: number | null;
+                                limit?: number | null;
+                                newest?: string | null;
+                                next?: string | null;
+                                oldest?: string | null;
+                                order?: ("ascending" | "descending") | null;
+                                rate?: number | null;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/process": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Invoke a slice of an evaluation again (missing or failed cells; all with overwrite) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        overwrite?: boolean | null;
+                        repeat_idxs?: number[] | null;
+                        scenario_ids?: string[] | null;
+                        step_keys?: string[] | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Accepted: batches are queued; follow the evaluation's progress */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/simple/evaluations/{evaluation_id}/progress": {
         parameters: {
             query?: never;
@@ -14563,6 +14731,180 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/prune": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Delete the results in a slice of an evaluation */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        repeat_idxs?: number[] | null;
+                        scenario_ids?: string[] | null;
+                        step_keys?: string[] | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The slice's results are deleted and the metrics recomputed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/repeats/set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set how many times each scenario of an evaluation runs */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        repeats: number;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            run: ({
+                                /** Format: date-time */
+                                created_at: string;
+                                created_by_id: string | null;
+                                data: ({
+                                    concurrency?: ({
+                                        batch_size?: number | null;
+                                        max_retries?: number | null;
+                                        retry_delay?: number | null;
+                                    } & {
+                                        [key: string]: unknown;
+                                    }) | null;
+                                    mappings?: {
+                                        [key: string]: unknown;
+                                    }[] | null;
+                                    repeats?: number | null;
+                                    steps?: ({
+                                        inputs?: ({
+                                            key: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        })[] | null;
+                                        key: string;
+                                        origin: "custom" | "human" | "auto";
+                                        references: {
+                                            [key: string]: {
+                                                [key: string]: unknown;
+                                            };
+                                        };
+                                        type: "input" | "invocation" | "annotation";
+                                    } & {
+                                        [key: string]: unknown;
+                                    })[] | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                                deleted_at: string | null;
+                                deleted_by_id: string | null;
+                                description: string | null;
+                                flags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: uuid */
+                                id: string;
+                                meta: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name: string | null;
+                                status: "pending" | "queued" | "running" | "success" | "failure" | "errors" | "cancelled";
+                                tags: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at: string | null;
+                                updated_by_id: string | null;
+                                version: string;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -14646,6 +14988,60 @@ export interface paths {
                             [key: string]: unknown;
                         };
                     };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/evaluations/{evaluation_id}/scenarios/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove scenarios of an evaluation with their results */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    evaluation_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        scenario_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The scenarios and their results are deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 400: components["responses"]["Error400"];
                 401: components["responses"]["Error401"];
