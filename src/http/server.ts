@@ -28,8 +28,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // POST routes that only read: everything else that is not a GET may change what a reference resolves to.
 const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect|compare)\/?$/;
-// Evaluations write runs and results, never what a reference resolves to.
-const KEEPS_REFERENCES = /^(\/api)?\/(simple\/)?evaluations\//;
+// Evaluations write runs and results, OTLP ingestion writes spans: never what a reference resolves to.
+const KEEPS_REFERENCES = /^(\/api)?\/((simple\/)?evaluations|otlp)\//;
 const writes = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && !(method === "POST" && READ_BY_POST.test(url)) && !KEEPS_REFERENCES.test(url);
 
