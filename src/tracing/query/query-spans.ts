@@ -77,13 +77,12 @@ export async function querySpans(db: Queryable, scope: Scope, q: SpanQuery): Pro
      WHERE spans.project_id = $1 ORDER BY page.latest DESC, trace_id DESC, spans.start_time, span_id`,
     params.values,
   );
-  const spans = storedSpans(rows);
-  const traces = new Set(spans.map((s) => s.trace_id));
-  const lastRow = rows[rows.length - 1] as { trace_id: string; page_latest: string } | undefined;
-  for (const span of spans) delete (span as { page_latest?: string }).page_latest;
-  const next = traces.size === limit && lastRow
-    ? nextWindow(lastRow.page_latest, traceIdHex(lastRow.trace_id), limit, oldest)
+  const last = rows[rows.length - 1] as { trace_id: string; page_latest: string } | undefined;
+  const next = last && new Set(rows.map((row) => row.trace_id)).size === limit
+    ? nextWindow(last.page_latest, traceIdHex(last.trace_id), limit, oldest)
     : null;
+  const spans = storedSpans(rows);
+  for (const span of spans) delete (span as { page_latest?: string }).page_latest;
   return { spans, next };
 }
 
