@@ -4,6 +4,8 @@
  * selector) and everything else, or anything of the wrong shape, moves to `ag.unsupported`.
  */
 
+import { setOwn } from "./own-property.ts";
+
 type Json = Record<string, unknown>;
 
 export const TRACE_TYPES = ["invocation", "annotation", "unknown"];
@@ -33,8 +35,11 @@ export const isObject = (value: unknown): value is Json =>
 const objectAt = (parent: Json, key: string): Json => (isObject(parent[key]) ? parent[key] as Json : {});
 const put = (unsupported: Json, path: string[], value: unknown) => {
   let at = unsupported;
-  for (const part of path.slice(0, -1)) at = (at[part] = isObject(at[part]) ? at[part] : {}) as Json;
-  at[path[path.length - 1]!] = value;
+  for (const part of path.slice(0, -1)) {
+    if (!Object.hasOwn(at, part) || !isObject(at[part])) setOwn(at, part, {});
+    at = at[part] as Json;
+  }
+  setOwn(at, path[path.length - 1]!, value);
 };
 
 /** Leaves that are all of one kind (labels: strings and booleans; numbers), nested objects allowed. */
@@ -129,7 +134,7 @@ export function cleanAgAttributes(attributes: Json): Json {
       : key === "selector" ? isObject(value) && Object.values(value).every((v) => typeof v === "string")
       : isObject(value);
     if (fits) clean[key] = value;
-    else unsupported[key] = value;
+    else setOwn(unsupported, key, value);
   }
   const meta = clean.meta as Json | undefined;
   if (meta && "configuration" in meta) {
@@ -139,7 +144,7 @@ export function cleanAgAttributes(attributes: Json): Json {
     else delete clean.meta;
   }
 
-  for (const key of Object.keys(ag)) if (!KNOWN.has(key) && key !== "refs") unsupported[key] = ag[key];
+  for (const key of Object.keys(ag)) if (!KNOWN.has(key) && key !== "refs") setOwn(unsupported, key, ag[key]);
   if (Object.keys(unsupported).length > 0) clean.unsupported = unsupported;
   return { ...attributes, ag: clean };
 }

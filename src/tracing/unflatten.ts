@@ -1,3 +1,5 @@
+import { setOwn } from "./own-property.ts";
+
 /**
  * Dotted keys as nested objects, as the reference's `unmarshall_attributes` does: `{"a.b": 1, "a.c.0": 2}` is
  * `{a: {b: 1, c: [2]}}` (a numeric part makes an array). A key that meets a value already set at one of its
@@ -18,9 +20,9 @@ export function unflatten(flat: Record<string, unknown>): Record<string, unknown
       if (Array.isArray(current)) while (current.length <= index!) current.push(last ? null : blank(parts[i + 1]));
       const slot = Array.isArray(current) ? index! : part;
       if (last) {
-        container[slot] = value;
+        setOwn(container, slot, value);
       } else {
-        if (container[slot] === undefined || container[slot] === null) container[slot] = blank(parts[i + 1]);
+        if (!Object.hasOwn(container, slot) || container[slot] === null) setOwn(container, slot, blank(parts[i + 1]));
         current = container[slot];
       }
     }

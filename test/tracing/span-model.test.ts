@@ -108,6 +108,18 @@ describe("the span model", () => {
     expect(span.links).toEqual([{ trace_id: linked.traceId, span_id: linked.spanId, attributes: {} }]);
   });
 
+  it("keeps keys named __proto__ as data and never changes a prototype", async () => {
+    const traceId = randomHex(16);
+    await send(exportRequest([{
+      traceId, spanId: randomHex(8), name: "hostile", start: nanos(), end: nanos(1),
+      attributes: attributes({ "__proto__.polluted": "yes", "ag.data.__proto__": "x", "ag.__proto__.polluted": "yes" }),
+    }]));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const span = (await project.ok("GET", `/tracing/traces/${traceId}`)).traces[traceId].spans.hostile;
+    expect(Object.getOwnPropertyDescriptor(span.attributes, "__proto__")?.value).toEqual({ polluted: "yes" });
+    expect(Object.getOwnPropertyDescriptor(span.attributes.ag.unsupported.data, "__proto__")?.value).toBe("x");
+  });
+
   it("replaces a span sent again under the same ids", async () => {
     const traceId = randomHex(16);
     const spanId = randomHex(8);

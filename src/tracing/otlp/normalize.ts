@@ -6,6 +6,7 @@
  */
 
 import { cleanAgAttributes, isObject } from "../ag-attributes.ts";
+import { setOwn } from "../own-property.ts";
 import { isoFromNanos, spanIdToUuid, traceIdToUuid, type Span, type SpanReference } from "../span.ts";
 import { unflatten } from "../unflatten.ts";
 import type { OtelSpan } from "./otlp-spans.ts";
@@ -45,7 +46,7 @@ export function normalizeSpan(otel: OtelSpan): Span {
   const features: Record<string, Record<string, unknown>> = {};
   for (const [key, value] of Object.entries(otel.attributes)) {
     for (const [prefix, feature] of NAMESPACES) {
-      if (key.startsWith(prefix)) (features[feature] ??= {})[key.slice(prefix.length)] = decodeValue(value);
+      if (key.startsWith(prefix)) setOwn((features[feature] ??= {}), key.slice(prefix.length), decodeValue(value));
     }
   }
   for (const feature of ["data", "flags", "meta", "session", "user", "agent"]) {

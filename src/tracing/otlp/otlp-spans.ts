@@ -4,6 +4,7 @@
  */
 
 import { MAX_JSON_DEPTH } from "../../json-depth.ts";
+import { setOwn } from "../own-property.ts";
 
 /** A span as OTLP carries it, ids in hex and times in nanoseconds (the reference's OTelSpanDTO). */
 export interface OtelSpan {
@@ -116,7 +117,7 @@ function keyValues(value: unknown, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const kv of list(value)) {
     if (typeof kv.key !== "string") throw new Error("an attribute has a string key");
-    out[kv.key] = anyValue(kv.value, depth + 1);
+    setOwn(out, kv.key, anyValue(kv.value, depth + 1));
   }
   return out;
 }
