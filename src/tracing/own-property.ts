@@ -4,6 +4,7 @@
  * costs a span a third more to normalise).
  */
 export function setOwn(target: object, key: string | number, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else (target as Record<string | number, unknown>)[key] = value;
+  if (key === "__proto__") {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else (target as Record<string | number, unknown>)[key] = value;
 }

@@ -30,11 +30,16 @@ function time(column: string) {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 }
 
+// PostgreSQL text cannot hold U+0000 (jsonb values escape it: jsonb-text.ts); text columns drop it.
+const text = (value: string | null) =>
+  (value === null || !value.includes("\u0000") ? value : value.replaceAll("\u0000", ""));
+
 /** A span as a line of COPY text. */
 function spanLine(scope: Scope, s: Span): string {
   const fields = [
-    scope.projectId, s.trace_id, s.span_id, s.parent_id, s.trace_type, s.span_type, s.span_kind, s.span_name,
-    s.start_time, s.end_time, s.status_code, s.status_message, s.session_id, s.user_id, s.agent_id,
+    scope.projectId, s.trace_id, s.span_id, s.parent_id, s.trace_type, s.span_type, s.span_kind, text(s.span_name),
+    s.start_time, s.end_time, s.status_code, text(s.status_message), text(s.session_id), text(s.user_id),
+    text(s.agent_id),
     jsonbText(s.attributes), jsonbText(s.references), jsonbText(s.links), jsonbText(s.events), scope.userId ?? null,
   ];
   return `${fields.map(copyField).join("\t")}\n`;

@@ -161,11 +161,14 @@ describe("OTLP ingestion", () => {
     expect((await project.call("GET", "/tracing/traces/not-a-trace")).statusCode).toBe(400);
   });
 
-  it("needs the project key", async () => {
+  it("needs the project key, and says so in a google.rpc.Status to a protobuf request", async () => {
     const res = await server.app.inject({
-      method: "POST", url: "/api/otlp/v1/traces", payload: Buffer.alloc(0), headers: protobuf,
+      method: "POST", url: "/api/otlp/v1/traces", payload: Buffer.alloc(0),
+      headers: { ...protobuf, authorization: "ApiKey tsk_not-a-key" },
     });
     expect(res.statusCode).toBe(401);
+    expect(res.headers["content-type"]).toMatch(/application\/x-protobuf/);
+    expect(res.rawPayload.toString()).toContain("API key");
   });
 });
 

@@ -120,6 +120,25 @@ describe("the span model", () => {
     expect(Object.getOwnPropertyDescriptor(span.attributes.ag.unsupported.data, "__proto__")?.value).toBe("x");
   });
 
+  it("stores names and ids holding U+0000, and leaves out a span nested past 128 levels", async () => {
+    const traceId = randomHex(16);
+    const deep = "[".repeat(200) + "]".repeat(200);
+    const body = exportRequest([
+      {
+        traceId, spanId: randomHex(8), name: "nul\u0000name", start: nanos(), end: nanos(1),
+        attributes: attributes({ "ag.session.id": "s\u00001", "ag.data.outputs": "a\u0000b" }),
+      },
+      { traceId: randomHex(16), spanId: randomHex(8), name: "deep", start: nanos(), end: nanos(1),
+        attributes: attributes({ "ag.data.inputs.x": `@ag.type=json:${deep}` }) },
+    ]);
+    const res = await project.call("POST", "/otlp/v1/traces", body, { "content-type": "application/x-protobuf" });
+    expect(res.statusCode).toBe(200);
+    expect(rejectedSpans(res.rawPayload)).toBe(1);
+    const span = (await project.ok("GET", `/tracing/traces/${traceId}`)).traces[traceId].spans.nulname;
+    expect(span.session_id).toBe("s1");
+    expect(span.attributes.ag.data.outputs).toBe("a\u0000b");
+  });
+
   it("replaces a span sent again under the same ids", async () => {
     const traceId = randomHex(16);
     const spanId = randomHex(8);

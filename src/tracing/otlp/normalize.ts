@@ -5,6 +5,7 @@
  * duration and the exception events counted into the metrics.
  */
 
+import { MAX_JSON_DEPTH, tooDeep } from "../../json-depth.ts";
 import { cleanAgAttributes, isObject } from "../ag-attributes.ts";
 import { setOwn } from "../own-property.ts";
 import { isoFromNanos, spanIdToUuid, traceIdToUuid, type Span, type SpanReference } from "../span.ts";
@@ -70,6 +71,8 @@ export function normalizeSpan(otel: OtelSpan): Span {
   }
 
   const cleaned = cleanAgAttributes(unflatten(attributes));
+  // Storing walks the value recursively: a span nested past the limit (by dotted keys or a JSON value) is refused.
+  if (tooDeep(cleaned)) throw new Error(`attributes are nested deeper than ${MAX_JSON_DEPTH} levels`);
   const ag = cleaned.ag as Record<string, any>;
   const metrics = ag.metrics as Record<string, Record<string, unknown>>;
   const startMicros = otel.startNs / 1000n;
