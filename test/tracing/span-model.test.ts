@@ -97,6 +97,27 @@ describe("the span model", () => {
     expect(chat.attributes.ag.meta).toEqual({ response: { model: "gpt-4o-mini" } });
   });
 
+  it("parses JSON text in the dict-valued data fields only, as the reference's acceptance test expects", async () => {
+    const traceId = randomHex(16);
+    await send(exportRequest([{
+      traceId, spanId: randomHex(8), name: "otlp-best-effort-e2e", kind: 2, start: nanos(), end: nanos(100),
+      attributes: attributes({
+        "ag.type.trace": "invocation",
+        "ag.type.span": "task",
+        "ag.data.inputs": '{"messages":[{"role":"user","content":"hello"}]}',
+        "ag.data.parameters": '{"temperature":0.2}',
+        "ag.data.internals": '{"debug":true}',
+        "ag.data.outputs": '{"content":"leave-string"}',
+      }),
+    }]));
+    const tree = (await project.ok("GET", `/tracing/traces/${traceId}`)).traces[traceId];
+    const data = Object.values<any>(tree.spans)[0].attributes.ag.data;
+    expect(data.inputs).toEqual({ messages: [{ role: "user", content: "hello" }] });
+    expect(data.parameters).toEqual({ temperature: 0.2 });
+    expect(data.internals).toEqual({ debug: true });
+    expect(data.outputs).toBe('{"content":"leave-string"}');
+  });
+
   it("types a trace whose spans have links as an annotation", async () => {
     const traceId = randomHex(16);
     const linked = { traceId: randomHex(16), spanId: randomHex(8) };

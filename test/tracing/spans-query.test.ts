@@ -71,6 +71,17 @@ describe("POST /tracing/spans/query", () => {
     expect(names(either)).toEqual([`${prefix}-chat-2`, `${prefix}-root-0`]);
   });
 
+  it("compares attribute strings, lists attribute values and matches nothing in another project", async () => {
+    const later = { field: "attributes", key: "ag.data.inputs.text", operator: "gt", value: "b" };
+    const laterOnes = await query({ focus: "span", filter: { conditions: [mine, later] } });
+    expect(names(laterOnes)).toEqual([`${prefix}-root-0`, `${prefix}-root-1`]);
+    const listed = { field: "attributes", key: "ag.data.outputs.score", operator: "in", value: [0, 20] };
+    const listedOnes = await query({ focus: "span", filter: { conditions: [mine, listed] } });
+    expect(names(listedOnes)).toEqual([`${prefix}-root-0`, `${prefix}-root-2`]);
+    const stranger = await server.project();
+    expect(await stranger.ok("POST", "/tracing/spans/query", { filter: { conditions: [mine] } })).toEqual({ count: 0 });
+  });
+
   it("windows by start time, newest first, and pages traces with the answer's windowing", async () => {
     const window = { oldest: "2026-01-10T12:01:00Z", newest: "2026-01-10T12:02:00Z" };
     const middle = await query({ focus: "span", ...window, filter: { conditions: [mine] } });
