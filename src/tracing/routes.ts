@@ -86,6 +86,12 @@ const SpansQuery = Type.Object({
   filtering: Nullable(Filtering),
   windowing: Nullable(Window),
 }, { additionalProperties: false });
+const PreviewSpansQuery = Type.Object({ filtering: Nullable(Filtering), windowing: Nullable(Window) }, {
+  additionalProperties: false,
+});
+const SpansAnswer = Type.Object({
+  count: Type.Integer(), spans: Type.Array(SpanRecord), windowing: Type.Optional(WindowAnswer),
+});
 type SpansQueryBody = {
   focus?: "trace" | "span" | null; oldest?: unknown; newest?: unknown; next?: unknown; limit?: number | null;
   filter?: unknown; formatting?: { focus?: "trace" | "span" | null } | null; filtering?: unknown;
@@ -101,7 +107,10 @@ function filterOf(body: SpansQueryBody): unknown {
   }
 }
 
-/** The reference's tracing router: a trace by id and the span query, over the spans OTLP ingestion stores. */
+/**
+ * The reference's tracing router (a trace by id, the span query) and its preview `/spans/query`, over the spans
+ * OTLP ingestion stores.
+ */
 export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get("/tracing/traces/:trace_id", {
     schema: {
@@ -146,5 +155,22 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     const traces = traceTrees(spans);
     const count = Object.keys(traces).length;
     return count > 0 ? { count, traces, ...page } : { count: 0 };
+  });
+
+  app.post("/spans/query", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Query spans as a flat list (the reference's preview router)",
+      description: "`filtering` and `windowing` as in `/tracing/spans/query`; newest first, at most " +
+        `${MAX_QUERY_ITEMS} spans a page, with the next page's \`windowing\` when the page is full.`,
+      body: PreviewSpansQuery,
+    },
+    config: documentationOnly({ response: { 200: SpansAnswer } }),
+  }, async (req) => {
+    const body = (req.body ?? {}) as { filtering?: unknown; windowing?: SpanWindow | null };
+    const { spans, next } = await querySpans(ctx.db, req.scope, {
+      focus: "span", filtering: body.filtering, windowing: body.windowing ?? {},
+    });
+    return { count: spans.length, spans: spans.map(spanAnswer), ...(next ? { windowing: next } : {}) };
   });
 }

@@ -119,3 +119,15 @@ describe("POST /tracing/spans/query", () => {
     expect(await query({ filter: { conditions: [none] } })).toEqual({ count: 0 });
   });
 });
+
+describe("POST /spans/query (the preview router)", () => {
+  it("answers a flat, filtered, windowed list of spans", async () => {
+    const filtering = { conditions: [mine, { field: "span_type", value: "workflow" }] };
+    const page = await project.ok("POST", "/spans/query", { filtering, windowing: { limit: 2 } });
+    expect(names(page)).toEqual([`${prefix}-root-1`, `${prefix}-root-2`]);
+    const rest = await project.ok("POST", "/spans/query", { filtering, windowing: page.windowing });
+    expect(rest).toMatchObject({ count: 1, spans: [{ span_name: `${prefix}-root-0` }] });
+    const none = { filtering: { conditions: [{ field: "span_name", value: "none" }] } };
+    expect(await project.ok("POST", "/spans/query", none)).toEqual({ count: 0, spans: [] });
+  });
+});
