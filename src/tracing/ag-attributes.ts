@@ -8,7 +8,9 @@ import { setOwn } from "./own-property.ts";
 
 type Json = Record<string, unknown>;
 
+/** The trace types of the reference's span model. */
 export const TRACE_TYPES = ["invocation", "annotation", "unknown"];
+/** The span types of the reference's span model. */
 export const SPAN_TYPES = [
   "agent", "chain", "workflow", "task", "tool", "embedding", "query", "llm", "completion", "chat", "rerank", "unknown",
 ];
@@ -30,6 +32,7 @@ const KNOWN = new Set([
 ]);
 const URL_SAFE_SLUG = /^[a-zA-Z0-9_-][a-zA-Z0-9_.-]*$/;
 
+/** Whether a value is a JSON object (not an array, not null). */
 export const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 const objectAt = (parent: Json, key: string): Json => (isObject(parent[key]) ? parent[key] as Json : {});

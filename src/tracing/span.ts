@@ -13,6 +13,7 @@ export interface SpanLink {
   attributes?: Record<string, unknown>;
 }
 
+/** An event of a span, its time as ISO 8601 with microseconds. */
 export interface SpanEvent {
   name: string;
   timestamp: string;

@@ -16,6 +16,7 @@ import { timestampOf } from "./timestamps.ts";
 /** Most spans (focus span) or traces (focus trace) one query answers. */
 export const MAX_QUERY_ITEMS = 1000;
 
+/** `oldest` and `newest` start times (ISO or a count of s, ms, µs or ns), the last page's `next`, `limit`. */
 export interface SpanWindow {
   oldest?: unknown;
   newest?: unknown;
@@ -23,6 +24,7 @@ export interface SpanWindow {
   limit?: unknown;
 }
 
+/** What one query asks: spans or whole traces, which, and which page. */
 export interface SpanQuery {
   focus: "span" | "trace";
   filtering: unknown;
