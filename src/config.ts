@@ -12,6 +12,8 @@ export interface Config {
   databaseUrl: string | null;
   adminKey: string | null;
   bodyLimit: number;
+  /** Bytes of one OTLP request body as sent (compressed or not); its decompressed size may be eight times that. */
+  otlpMaxBytes: number;
   logLevel: string;
   secretKey: string | null;
   allowPrivateHooks: boolean;
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     adminKey: env.TESSERA_ADMIN_KEY || null,
     bodyLimit: integer("TESSERA_BODY_LIMIT", env.TESSERA_BODY_LIMIT, 10 * 1024 * 1024),
+    otlpMaxBytes: positive("TESSERA_OTLP_MAX_BYTES", env.TESSERA_OTLP_MAX_BYTES, 10 * 1024 * 1024),
     logLevel: env.LOG_LEVEL || "info",
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",

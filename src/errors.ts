@@ -23,3 +23,5 @@ export interface ValidationIssue {
 }
 
 export const unprocessable = (issues: ValidationIssue[] | string) => new HttpError(422, issues);
+/** A body or batch past a limit; `detail` names the limit. */
+export const tooLarge = (detail: string) => new HttpError(413, detail);

@@ -15,6 +15,8 @@ import { historyRoutes } from "./history-routes.ts";
 import { simpleRoutes } from "./simple-routes.ts";
 import { secretRoutes } from "../secrets/routes.ts";
 import { traceRoutes } from "../traces/routes.ts";
+import { otlpRoutes } from "../tracing/otlp/routes.ts";
+import { tracingRoutes } from "../tracing/routes.ts";
 import { queueRoutes } from "../evaluations/queues-routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
@@ -36,6 +38,8 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(secretRoutes, ctx);
   await app.register(accountRoutes, ctx);
   await app.register(traceRoutes, ctx);
+  await app.register(otlpRoutes, ctx);
+  await app.register(tracingRoutes, ctx);
   await app.register(evaluationRoutes, ctx);
   await app.register(queueRoutes, ctx);
   await app.register(simpleEvaluationRoutes, ctx);

@@ -12275,6 +12275,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/otlp/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether the OTLP endpoint accepts traces */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            status: string;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        /**
+         * Ingest traces over OTLP/HTTP (protobuf or JSON)
+         * @description An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json`, gzip or zlib compressed or not (told by its first bytes), at most 10485760 bytes as sent (`TESSERA_OTLP_MAX_BYTES`, 413). Spans that cannot be read are left out and counted in `partialSuccess`; the others are stored before the answer. Errors of a protobuf request are a protobuf `google.rpc.Status`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Stored: an `ExportTraceServiceResponse` in the request's encoding */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            partialSuccess?: {
+                                errorMessage: string;
+                                rejectedSpans: string;
+                            };
+                        };
+                        "application/x-protobuf": string;
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/profile": {
         parameters: {
             query?: never;
@@ -17476,6 +17563,134 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/spans/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query spans as a flat list (the reference's preview router)
+         * @description `filtering` and `windowing` as in `/tracing/spans/query`; newest first, at most 1000 spans a page, with the next page's `windowing` when the page is full.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filtering?: ({
+                            /** @description Conditions, or nested filterings */
+                            conditions?: (({
+                                /** @description trace_id, span_id, parent_id, trace_type, span_type, span_kind, span_name, start_time, end_time, status_code, status_message, session_id, user_id, agent_id, attributes, references, links, events, content */
+                                field: string;
+                                key?: string | null;
+                                operator?: string | null;
+                                options?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                value?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            }) | {
+                                [key: string]: unknown;
+                            })[];
+                            operator?: ("and" | "or" | "not" | "nand" | "nor") | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            spans: ({
+                                agent_id?: string;
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
+                                created_at: string;
+                                created_by_id?: string;
+                                end_time: string;
+                                events?: {
+                                    [key: string]: unknown;
+                                }[];
+                                links?: {
+                                    [key: string]: unknown;
+                                }[];
+                                parent_id?: string;
+                                references?: {
+                                    [key: string]: unknown;
+                                }[];
+                                session_id?: string;
+                                span_id: string;
+                                span_kind: string;
+                                span_name: string;
+                                span_type: string;
+                                /** @description Children by name (a list when two share one) */
+                                spans?: {
+                                    [key: string]: unknown;
+                                };
+                                start_time: string;
+                                status_code: string;
+                                status_message?: string;
+                                trace_id: string;
+                                trace_type: string;
+                                user_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Where the next page starts: send it back as the query's windowing */
+                            windowing?: {
+                                limit: number;
+                                newest: string;
+                                next: string;
+                                oldest?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/testcases/": {
         parameters: {
             query?: never;
@@ -20512,6 +20727,346 @@ export interface paths {
                 503: components["responses"]["Error503"];
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracing/spans/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query spans, as traces (focus `trace`, the default) or as a flat list (focus `span`)
+         * @description The reference's body (`focus`, `oldest`, `newest`, `limit`, `filter`) or the nested one (`formatting`, `windowing`, `filtering`). Newest first; at most 1000 traces or spans a page, with the next page's `windowing` when the page is full.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filter?: (({
+                            /** @description Conditions, or nested filterings */
+                            conditions?: (({
+                                /** @description trace_id, span_id, parent_id, trace_type, span_type, span_kind, span_name, start_time, end_time, status_code, status_message, session_id, user_id, agent_id, attributes, references, links, events, content */
+                                field: string;
+                                key?: string | null;
+                                operator?: string | null;
+                                options?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                value?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            }) | {
+                                [key: string]: unknown;
+                            })[];
+                            operator?: ("and" | "or" | "not" | "nand" | "nor") | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | string) | null;
+                        filtering?: ({
+                            /** @description Conditions, or nested filterings */
+                            conditions?: (({
+                                /** @description trace_id, span_id, parent_id, trace_type, span_type, span_kind, span_name, start_time, end_time, status_code, status_message, session_id, user_id, agent_id, attributes, references, links, events, content */
+                                field: string;
+                                key?: string | null;
+                                operator?: string | null;
+                                options?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                value?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            }) | {
+                                [key: string]: unknown;
+                            })[];
+                            operator?: ("and" | "or" | "not" | "nand" | "nor") | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        focus?: ("trace" | "span") | null;
+                        format?: string | null;
+                        formatting?: {
+                            focus?: ("trace" | "span") | null;
+                            format?: string | null;
+                        } | null;
+                        limit?: number | null;
+                        newest?: (string | number) | null;
+                        next?: string | null;
+                        oldest?: (string | number) | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            spans?: ({
+                                agent_id?: string;
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
+                                created_at: string;
+                                created_by_id?: string;
+                                end_time: string;
+                                events?: {
+                                    [key: string]: unknown;
+                                }[];
+                                links?: {
+                                    [key: string]: unknown;
+                                }[];
+                                parent_id?: string;
+                                references?: {
+                                    [key: string]: unknown;
+                                }[];
+                                session_id?: string;
+                                span_id: string;
+                                span_kind: string;
+                                span_name: string;
+                                span_type: string;
+                                /** @description Children by name (a list when two share one) */
+                                spans?: {
+                                    [key: string]: unknown;
+                                };
+                                start_time: string;
+                                status_code: string;
+                                status_message?: string;
+                                trace_id: string;
+                                trace_type: string;
+                                user_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description By trace id: the trace's root span by name, each span's children under its `spans` */
+                            traces?: {
+                                [key: string]: {
+                                    spans: {
+                                        [key: string]: {
+                                            agent_id?: string;
+                                            attributes: {
+                                                [key: string]: unknown;
+                                            };
+                                            created_at: string;
+                                            created_by_id?: string;
+                                            end_time: string;
+                                            events?: {
+                                                [key: string]: unknown;
+                                            }[];
+                                            links?: {
+                                                [key: string]: unknown;
+                                            }[];
+                                            parent_id?: string;
+                                            references?: {
+                                                [key: string]: unknown;
+                                            }[];
+                                            session_id?: string;
+                                            span_id: string;
+                                            span_kind: string;
+                                            span_name: string;
+                                            span_type: string;
+                                            /** @description Children by name (a list when two share one) */
+                                            spans?: {
+                                                [key: string]: unknown;
+                                            };
+                                            start_time: string;
+                                            status_code: string;
+                                            status_message?: string;
+                                            trace_id: string;
+                                            trace_type: string;
+                                            user_id?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Where the next page starts: send it back as the query's windowing */
+                            windowing?: {
+                                limit: number;
+                                newest: string;
+                                next: string;
+                                oldest?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracing/traces/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a trace's spans as a tree
+         * @description A trace this project does not hold answers `{count: 0}`, as the reference does.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            spans?: ({
+                                agent_id?: string;
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
+                                created_at: string;
+                                created_by_id?: string;
+                                end_time: string;
+                                events?: {
+                                    [key: string]: unknown;
+                                }[];
+                                links?: {
+                                    [key: string]: unknown;
+                                }[];
+                                parent_id?: string;
+                                references?: {
+                                    [key: string]: unknown;
+                                }[];
+                                session_id?: string;
+                                span_id: string;
+                                span_kind: string;
+                                span_name: string;
+                                span_type: string;
+                                /** @description Children by name (a list when two share one) */
+                                spans?: {
+                                    [key: string]: unknown;
+                                };
+                                start_time: string;
+                                status_code: string;
+                                status_message?: string;
+                                trace_id: string;
+                                trace_type: string;
+                                user_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description By trace id: the trace's root span by name, each span's children under its `spans` */
+                            traces?: {
+                                [key: string]: {
+                                    spans: {
+                                        [key: string]: {
+                                            agent_id?: string;
+                                            attributes: {
+                                                [key: string]: unknown;
+                                            };
+                                            created_at: string;
+                                            created_by_id?: string;
+                                            end_time: string;
+                                            events?: {
+                                                [key: string]: unknown;
+                                            }[];
+                                            links?: {
+                                                [key: string]: unknown;
+                                            }[];
+                                            parent_id?: string;
+                                            references?: {
+                                                [key: string]: unknown;
+                                            }[];
+                                            session_id?: string;
+                                            span_id: string;
+                                            span_kind: string;
+                                            span_name: string;
+                                            span_type: string;
+                                            /** @description Children by name (a list when two share one) */
+                                            spans?: {
+                                                [key: string]: unknown;
+                                            };
+                                            start_time: string;
+                                            status_code: string;
+                                            status_message?: string;
+                                            trace_id: string;
+                                            trace_type: string;
+                                            user_id?: string;
+                                        } & {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                };
+                            };
+                            /** @description Where the next page starts: send it back as the query's windowing */
+                            windowing?: {
+                                limit: number;
+                                newest: string;
+                                next: string;
+                                oldest?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

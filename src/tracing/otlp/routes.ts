@@ -1,0 +1,125 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
+import type { AppContext } from "../../context.ts";
+import { badRequest, HttpError, tooLarge } from "../../errors.ts";
+import { documentationOnly } from "../../http/openapi.ts";
+import { rollUp } from "../rollup.ts";
+import type { Span } from "../span.ts";
+import { storeSpans } from "../spans.ts";
+import { decompress } from "./decompress.ts";
+import { normalizeSpan } from "./normalize.ts";
+import { otlpSpans } from "./otlp-spans.ts";
+import { decodeExportRequest, encodeExportResponse, encodeStatus } from "./protobuf.ts";
+
+const PROTOBUF = "application/x-protobuf";
+/** A body may inflate to this many times the raw limit. */
+const INFLATION = 8;
+
+const isProtobuf = (request: FastifyRequest) => /protobuf/i.test(String(request.headers["content-type"] ?? ""));
+
+const ReadyAnswer = Type.Object({ status: Type.String() });
+const JsonExportAnswer = Type.Object({
+  partialSuccess: Type.Optional(Type.Object({ rejectedSpans: Type.String(), errorMessage: Type.String() })),
+});
+
+/**
+ * Errors of an OTLP request in protobuf are answered as a protobuf `google.rpc.Status` (OTLP/HTTP's error
+ * body); those of an OTLP/JSON request in the usual `{detail}`.
+ */
+function otlpErrors(limit: number) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const failure = error.code === "FST_ERR_CTP_BODY_TOO_LARGE"
+      ? tooLarge(`OTLP batch size exceeds ${limit} bytes (TESSERA_OTLP_MAX_BYTES)`)
+      : error;
+    if (!isProtobuf(request)) throw failure;
+    const status = failure.statusCode ?? (error.validation ? 400 : 500);
+    if (status >= 500) request.log.error({ err: error }, "OTLP ingestion failed");
+    const message = failure instanceof HttpError && typeof failure.detail === "string" ? failure.detail
+      : status >= 500 ? "Failed to store spans." : failure.message;
+    return reply.status(status).type(PROTOBUF).send(Buffer.from(encodeStatus(message)));
+  };
+}
+
+/** The spans a request carries, normalised; how many were left out because they could not be read. */
+function spansOf(body: Buffer, protobuf: boolean, maxInflated: number): { spans: Span[]; rejected: number } {
+  const raw = decompress(body, maxInflated);
+  let request: unknown;
+  try {
+    request = protobuf ? decodeExportRequest(raw) : JSON.parse(raw.toString("utf8"));
+  } catch {
+    const encoding = protobuf ? "protobuf" : "JSON";
+    throw badRequest(`Failed to parse OTLP stream: not an ExportTraceServiceRequest in ${encoding}.`);
+  }
+  let read;
+  try {
+    read = otlpSpans(request, protobuf ? "base64" : "hex");
+  } catch {
+    throw badRequest("Failed to parse OTLP stream: an export request is an object with resourceSpans.");
+  }
+  const spans: Span[] = [];
+  let rejected = read.rejected;
+  for (const otel of read.spans) {
+    try {
+      spans.push(normalizeSpan(otel));
+    } catch {
+      rejected++;
+    }
+  }
+  if (rejected > 0 && spans.length === 0) {
+    throw badRequest("Failed to parse OTEL span: no span of the batch could be read.");
+  }
+  return { spans, rejected };
+}
+
+/** `POST /otlp/v1/traces` (OTLP/HTTP, protobuf or JSON, gzip or zlib by magic bytes) and its readiness `GET`. */
+export async function otlpRoutes(app: FastifyInstance, ctx: AppContext) {
+  const limit = ctx.config.otlpMaxBytes;
+  // This context reads bodies whole: protobuf as it came, JSON too, since it may be compressed.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(
+    ["application/json", PROTOBUF, "application/protobuf"],
+    { parseAs: "buffer", bodyLimit: limit },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.get("/otlp/v1/traces", {
+    schema: {
+      tags: ["Observability"], summary: "Whether the OTLP endpoint accepts traces", response: { 200: ReadyAnswer },
+    },
+  }, async () => ({ status: "ready" }));
+
+  app.post("/otlp/v1/traces", {
+    bodyLimit: limit,
+    errorHandler: otlpErrors(limit),
+    schema: {
+      tags: ["Observability"],
+      summary: "Ingest traces over OTLP/HTTP (protobuf or JSON)",
+      description: "An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json`, gzip or " +
+        `zlib compressed or not (told by its first bytes), at most ${limit} bytes as sent ` +
+        "(`TESSERA_OTLP_MAX_BYTES`, 413). " +
+        "Spans that cannot be read are left out and counted in `partialSuccess`; the others are stored before the " +
+        "answer. Errors of a protobuf request are a protobuf `google.rpc.Status`.",
+    },
+    config: documentationOnly({
+      consumes: [PROTOBUF, "application/json"],
+      response: {
+        200: {
+          description: "Stored: an `ExportTraceServiceResponse` in the request's encoding",
+          content: {
+            [PROTOBUF]: { schema: { type: "string", format: "binary" } },
+            "application/json": { schema: JsonExportAnswer },
+          },
+        },
+      },
+    }),
+  }, async (req, reply) => {
+    const protobuf = isProtobuf(req);
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    const { spans, rejected } = spansOf(body, protobuf, limit * INFLATION);
+    if (spans.length > 0) await storeSpans(ctx.db, req.scope, rollUp(spans));
+    const message = rejected > 0 ? `${rejected} span(s) could not be read and were left out` : "";
+    if (rejected > 0) req.log.warn({ rejected }, "OTLP spans left out");
+    if (protobuf) return reply.type(PROTOBUF).send(Buffer.from(encodeExportResponse(rejected, message)));
+    return rejected > 0 ? { partialSuccess: { rejectedSpans: String(rejected), errorMessage: message } } : {};
+  });
+}

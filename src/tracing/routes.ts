@@ -1,0 +1,176 @@
+import type { FastifyInstance } from "fastify";
+import { Type } from "typebox";
+import type { AppContext } from "../context.ts";
+import { badRequest } from "../errors.ts";
+import { documentationOnly } from "../http/openapi.ts";
+import { FreeObject, Nullable } from "../schema-parts.ts";
+import { querySpans, MAX_QUERY_ITEMS, type SpanWindow } from "./query/query-spans.ts";
+import { traceIdToUuid } from "./span.ts";
+import { spanAnswer, traceTrees } from "./span-answer.ts";
+import { spansOfTraces } from "./spans.ts";
+
+const Open = { additionalProperties: true } as const;
+const SpanRecord = Type.Object({
+  trace_id: Type.String({ pattern: "^[0-9a-f]{32}$" }),
+  span_id: Type.String({ pattern: "^[0-9a-f]{16}$" }),
+  parent_id: Type.Optional(Type.String({ pattern: "^[0-9a-f]{16}$" })),
+  trace_type: Type.String(),
+  span_type: Type.String(),
+  span_kind: Type.String(),
+  span_name: Type.String(),
+  start_time: Type.String(),
+  end_time: Type.String(),
+  status_code: Type.String(),
+  status_message: Type.Optional(Type.String()),
+  session_id: Type.Optional(Type.String()),
+  user_id: Type.Optional(Type.String()),
+  agent_id: Type.Optional(Type.String()),
+  attributes: FreeObject,
+  references: Type.Optional(Type.Array(FreeObject)),
+  links: Type.Optional(Type.Array(FreeObject)),
+  events: Type.Optional(Type.Array(FreeObject)),
+  created_at: Type.String(),
+  created_by_id: Type.Optional(Type.String()),
+  spans: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
+    description: "Children by name (a list when two share one)",
+  })),
+}, Open);
+const Traces = Type.Record(Type.String(), Type.Object({ spans: Type.Record(Type.String(), SpanRecord) }), {
+  description: "By trace id: the trace's root span by name, each span's children under its `spans`",
+});
+const WindowAnswer = Type.Object({
+  newest: Type.String(), next: Type.String(), limit: Type.Integer(), oldest: Type.Optional(Type.String()),
+}, { description: "Where the next page starts: send it back as the query's windowing" });
+const TracingAnswer = Type.Object({
+  count: Type.Integer(),
+  traces: Type.Optional(Traces),
+  spans: Type.Optional(Type.Array(SpanRecord)),
+  windowing: Type.Optional(WindowAnswer),
+});
+
+const Time = Type.Union([Type.String(), Type.Integer()]);
+const Condition = Type.Object({
+  field: Type.String({
+    description: "trace_id, span_id, parent_id, trace_type, span_type, span_kind, span_name, start_time, end_time, " +
+      "status_code, status_message, session_id, user_id, agent_id, attributes, references, links, events, content",
+  }),
+  key: Nullable(Type.String({ description: "For `attributes`: a dotted path, e.g. `ag.data.inputs.country`" })),
+  operator: Nullable(Type.String({ description: "is, is_not, eq, neq, gt, lt, gte, lte, btwn, startswith, endswith, " +
+    "contains, matches, like, in, not_in, exists, not_exists" })),
+  value: Type.Optional(Type.Unknown()),
+  options: Nullable(FreeObject),
+}, Open);
+const Filtering = Type.Object({
+  operator: Nullable(Type.Union(["and", "or", "not", "nand", "nor"].map((o) => Type.Literal(o)))),
+  conditions: Type.Optional(Type.Array(Type.Union([Condition, FreeObject]), {
+    description: "Conditions, or nested filterings",
+  })),
+}, Open);
+const Window = Type.Object({
+  oldest: Nullable(Time), newest: Nullable(Time), next: Nullable(Type.String()),
+  limit: Nullable(Type.Integer({ minimum: 1 })), order: Nullable(Type.String()), interval: Nullable(Type.Integer()),
+  rate: Nullable(Type.Number()),
+}, { additionalProperties: false });
+const Focus = Type.Union([Type.Literal("trace"), Type.Literal("span")]);
+const SpansQuery = Type.Object({
+  focus: Nullable(Focus),
+  format: Nullable(Type.String()),
+  oldest: Nullable(Time),
+  newest: Nullable(Time),
+  next: Nullable(Type.String()),
+  limit: Nullable(Type.Integer({ minimum: 1 })),
+  filter: Nullable(Type.Union([Filtering, Type.String()])),
+  formatting: Nullable(Type.Object({ focus: Nullable(Focus), format: Nullable(Type.String()) }, {
+    additionalProperties: false,
+  })),
+  filtering: Nullable(Filtering),
+  windowing: Nullable(Window),
+}, { additionalProperties: false });
+const PreviewSpansQuery = Type.Object({ filtering: Nullable(Filtering), windowing: Nullable(Window) }, {
+  additionalProperties: false,
+});
+const SpansAnswer = Type.Object({
+  count: Type.Integer(), spans: Type.Array(SpanRecord), windowing: Type.Optional(WindowAnswer),
+});
+type SpansQueryBody = {
+  focus?: "trace" | "span" | null; oldest?: unknown; newest?: unknown; next?: unknown; limit?: number | null;
+  filter?: unknown; formatting?: { focus?: "trace" | "span" | null } | null; filtering?: unknown;
+  windowing?: SpanWindow | null;
+};
+
+function filterOf(body: SpansQueryBody): unknown {
+  if (typeof body.filter !== "string") return body.filtering ?? body.filter;
+  try {
+    return JSON.parse(body.filter);
+  } catch {
+    throw badRequest("filter is neither a filtering object nor its JSON text");
+  }
+}
+
+/**
+ * The reference's tracing router (a trace by id, the span query) and its preview `/spans/query`, over the spans
+ * OTLP ingestion stores.
+ */
+export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
+  app.get("/tracing/traces/:trace_id", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Fetch a trace's spans as a tree",
+      description: "A trace this project does not hold answers `{count: 0}`, as the reference does.",
+      params: Type.Object({ trace_id: Type.String() }),
+    },
+    config: documentationOnly({ response: { 200: TracingAnswer } }),
+  }, async (req) => {
+    let traceId: string;
+    try {
+      traceId = traceIdToUuid((req.params as { trace_id: string }).trace_id);
+    } catch {
+      throw badRequest("Invalid trace_id.");
+    }
+    const traces = traceTrees(await spansOfTraces(ctx.db, req.scope, [traceId]));
+    const count = Object.keys(traces).length;
+    return count > 0 ? { count, traces } : { count: 0 };
+  });
+
+  app.post("/tracing/spans/query", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Query spans, as traces (focus `trace`, the default) or as a flat list (focus `span`)",
+      description: "The reference's body (`focus`, `oldest`, `newest`, `limit`, `filter`) or the nested one " +
+        "(`formatting`, `windowing`, `filtering`). Newest first; at most " +
+        `${MAX_QUERY_ITEMS} traces or spans a page, with the next page's \`windowing\` when the page is full.`,
+      body: SpansQuery,
+    },
+    config: documentationOnly({ response: { 200: TracingAnswer } }),
+  }, async (req) => {
+    const body = (req.body ?? {}) as SpansQueryBody;
+    const focus = body.formatting?.focus ?? body.focus ?? "trace";
+    const windowing: SpanWindow = body.windowing
+      ?? { oldest: body.oldest, newest: body.newest, next: body.next, limit: body.limit };
+    const { spans, next } = await querySpans(ctx.db, req.scope, { focus, filtering: filterOf(body), windowing });
+    const page = next ? { windowing: next } : {};
+    if (focus === "span") {
+      return spans.length > 0 ? { count: spans.length, spans: spans.map(spanAnswer), ...page } : { count: 0 };
+    }
+    const traces = traceTrees(spans);
+    const count = Object.keys(traces).length;
+    return count > 0 ? { count, traces, ...page } : { count: 0 };
+  });
+
+  app.post("/spans/query", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Query spans as a flat list (the reference's preview router)",
+      description: "`filtering` and `windowing` as in `/tracing/spans/query`; newest first, at most " +
+        `${MAX_QUERY_ITEMS} spans a page, with the next page's \`windowing\` when the page is full.`,
+      body: PreviewSpansQuery,
+    },
+    config: documentationOnly({ response: { 200: SpansAnswer } }),
+  }, async (req) => {
+    const body = (req.body ?? {}) as { filtering?: unknown; windowing?: SpanWindow | null };
+    const { spans, next } = await querySpans(ctx.db, req.scope, {
+      focus: "span", filtering: body.filtering, windowing: body.windowing ?? {},
+    });
+    return { count: spans.length, spans: spans.map(spanAnswer), ...(next ? { windowing: next } : {}) };
+  });
+}

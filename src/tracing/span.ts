@@ -1,0 +1,75 @@
+/** A reference a span names (`ag.references.<key>`), as the reference stores it. */
+export interface SpanReference {
+  id?: string;
+  slug?: string;
+  version?: string;
+  attributes: { key: string };
+}
+
+/** A link to another span, ids in their stored (uuid) form. */
+export interface SpanLink {
+  trace_id: string;
+  span_id: string;
+  attributes?: Record<string, unknown>;
+}
+
+/** An event of a span, its time as ISO 8601 with microseconds. */
+export interface SpanEvent {
+  name: string;
+  timestamp: string;
+  attributes: Record<string, unknown>;
+}
+
+/** A span in the reference's span model, as stored: ids as uuids, times as ISO 8601 with microseconds. */
+export interface Span {
+  trace_id: string;
+  span_id: string;
+  parent_id: string | null;
+  trace_type: string;
+  span_type: string;
+  span_kind: string;
+  span_name: string;
+  start_time: string;
+  end_time: string;
+  status_code: string;
+  status_message: string | null;
+  session_id: string | null;
+  user_id: string | null;
+  agent_id: string | null;
+  attributes: Record<string, any>;
+  references: SpanReference[] | null;
+  links: SpanLink[] | null;
+  events: SpanEvent[] | null;
+}
+
+const uuidOf = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+const UUID_HEX = /^[0-9a-f]{32}$/;
+
+/** A trace id (32 hex digits, `0x`-prefixed or not, or a uuid) as its uuid; throws on anything else. */
+export function traceIdToUuid(id: string): string {
+  const hex = id.toLowerCase().replace(/^0x/, "").replaceAll("-", "");
+  if (!UUID_HEX.test(hex)) throw new Error(`not a trace id: ${id}`);
+  return uuidOf(hex);
+}
+
+/** A span id (16 hex digits, stored as them twice, or already a uuid) as its uuid; throws on anything else. */
+export function spanIdToUuid(id: string): string {
+  const hex = id.toLowerCase().replace(/^0x/, "").replaceAll("-", "");
+  if (/^[0-9a-f]{16}$/.test(hex)) return uuidOf(hex + hex);
+  if (!UUID_HEX.test(hex)) throw new Error(`not a span id: ${id}`);
+  return uuidOf(hex);
+}
+
+/** The 32 hex digits of a stored trace id (what the reference answers). */
+export const traceIdHex = (uuid: string) => uuid.replaceAll("-", "");
+/** The 16 hex digits of a stored span id (what the reference answers). */
+export const spanIdHex = (uuid: string) => uuid.replaceAll("-", "").slice(16);
+
+/** Nanoseconds since the epoch as ISO 8601 with microseconds (what timestamptz keeps). */
+export function isoFromNanos(ns: bigint): string {
+  const micros = ns / 1000n;
+  const ms = Number(micros / 1000n);
+  const rest = String(micros % 1000n).padStart(3, "0");
+  return new Date(ms).toISOString().replace("Z", `${rest}Z`);
+}

@@ -1,0 +1,93 @@
+/*
+ * The spans table: normalised spans written in batches, read back by trace. A batch is COPY text, loaded in
+ * chunks of about `copyBytes` each in a transaction of its own, so the embedded database is never held for long.
+ * A chunk that meets a span already stored (a re-sent span) is loaded again through a staging table and
+ * replaces those spans, as the reference's ingest does.
+ */
+
+import type { Scope } from "../accounts/scope.ts";
+import { copyField, copyUnlessConflict, type Database, type Queryable } from "../db/database.ts";
+import { fromJsonb, jsonbText } from "../db/jsonb-text.ts";
+import type { Span } from "./span.ts";
+
+const COLUMNS = [
+  "project_id", "trace_id", "span_id", "parent_id", "trace_type", "span_type", "span_kind", "span_name",
+  "start_time", "end_time", "status_code", "status_message", "session_id", "user_id", "agent_id", "attributes",
+  '"references"', "links", "events", "created_by_id",
+];
+const LIST = COLUMNS.join(", ");
+const REPLACED = COLUMNS.slice(3).map((c) => `${c} = EXCLUDED.${c}`).join(", ");
+/** Most spans one transaction writes, whatever their size. */
+const MAX_CHUNK_SPANS = 5000;
+const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** The columns a read selects: times as text with their microseconds, in UTC. */
+export const SPAN_SELECT = COLUMNS.slice(1)
+  .map((c) => (c === "start_time" || c === "end_time" ? `${time(c)} AS ${c}` : c))
+  .concat(`${time("created_at")} AS created_at`)
+  .join(", ");
+function time(column: string) {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+// PostgreSQL text cannot hold U+0000 (jsonb values escape it: jsonb-text.ts); text columns drop it.
+const text = (value: string | null) =>
+  (value === null || !value.includes("\u0000") ? value : value.replaceAll("\u0000", ""));
+
+/** A span as a line of COPY text. */
+function spanLine(scope: Scope, s: Span): string {
+  const fields = [
+    scope.projectId, s.trace_id, s.span_id, s.parent_id, s.trace_type, s.span_type, s.span_kind, text(s.span_name),
+    s.start_time, s.end_time, s.status_code, text(s.status_message), text(s.session_id), text(s.user_id),
+    text(s.agent_id),
+    jsonbText(s.attributes), jsonbText(s.references), jsonbText(s.links), jsonbText(s.events), scope.userId ?? null,
+  ];
+  return `${fields.map(copyField).join("\t")}\n`;
+}
+
+/** Stores the spans in the caller's project; resolves once they are committed. The last of two same ids wins. */
+export async function storeSpans(db: Database, scope: Scope, spans: Span[]): Promise<void> {
+  const unique = new Map<string, Span>();
+  for (const span of spans) unique.set(`${span.trace_id}/${span.span_id}`, span);
+  const budget = db.copyBytes ?? DEFAULT_CHUNK_BYTES;
+  let chunk: string[] = [];
+  let bytes = 0;
+  for (const span of unique.values()) {
+    const line = spanLine(scope, span);
+    chunk.push(line);
+    bytes += line.length;
+    if (bytes >= budget || chunk.length >= MAX_CHUNK_SPANS) {
+      await writeChunk(db, chunk);
+      chunk = [];
+      bytes = 0;
+    }
+  }
+  if (chunk.length > 0) await writeChunk(db, chunk);
+}
+
+function writeChunk(db: Database, lines: string[]): Promise<void> {
+  return db.transaction(async (tx) => {
+    if (await copyUnlessConflict(tx, `COPY spans (${LIST}) FROM STDIN`, lines)) return;
+    await tx.query("CREATE TEMP TABLE spans_incoming (LIKE spans INCLUDING DEFAULTS) ON COMMIT DROP");
+    await tx.copyFrom!(`COPY spans_incoming (${LIST}) FROM STDIN`, lines);
+    await tx.query(`INSERT INTO spans (${LIST}) SELECT ${LIST} FROM spans_incoming
+      ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET ${REPLACED}, created_at = now()`);
+  });
+}
+
+/** A stored span as read: JSON values as they were written. */
+export type StoredSpan = Span & { created_at: string; created_by_id: string | null };
+
+/** Rows of `SELECT ${SPAN_SELECT}` as spans. */
+export const storedSpans = (rows: Record<string, unknown>[]): StoredSpan[] =>
+  rows.map((row) => fromJsonb(row) as never);
+
+/** Every span of the caller's traces among `traceIds` (uuids), oldest first; another project's are never seen. */
+export async function spansOfTraces(db: Queryable, scope: Scope, traceIds: string[]): Promise<StoredSpan[]> {
+  const rows = await db.query(
+    `SELECT ${SPAN_SELECT} FROM spans WHERE project_id = $1 AND trace_id = ANY($2::uuid[])
+     ORDER BY start_time, span_id`,
+    [scope.projectId, traceIds],
+  );
+  return storedSpans(rows);
+}

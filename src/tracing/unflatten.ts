@@ -1,0 +1,34 @@
+import { setOwn } from "./own-property.ts";
+
+/**
+ * Dotted keys as nested objects, as the reference's `unmarshall_attributes` does: `{"a.b": 1, "a.c.0": 2}` is
+ * `{a: {b: 1, c: [2]}}` (a numeric part makes an array). A key that meets a value already set at one of its
+ * prefixes is left out, as there.
+ */
+export function unflatten(flat: Record<string, unknown>): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(flat)) {
+    const parts = key.split(".");
+    let current: unknown = root;
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i]!;
+      const index = /^\d+$/.test(part) ? Number(part) : null;
+      const last = i === parts.length - 1;
+      const container = current as Record<string | number, unknown>;
+      const fits = Array.isArray(current) ? index !== null : isPlainObject(current);
+      if (!fits) break;
+      if (Array.isArray(current)) while (current.length <= index!) current.push(last ? null : blank(parts[i + 1]));
+      const slot = Array.isArray(current) ? index! : part;
+      if (last) {
+        setOwn(container, slot, value);
+      } else {
+        if (!Object.hasOwn(container, slot) || container[slot] === null) setOwn(container, slot, blank(parts[i + 1]));
+        current = container[slot];
+      }
+    }
+  }
+  return root;
+}
+
+const blank = (next: string | undefined) => (next !== undefined && /^\d+$/.test(next) ? [] : {});
+const isPlainObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
