@@ -1,0 +1,77 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Database } from "../db/database.ts";
+import { IdListWriter } from "./chunk-lists.ts";
+import { ColumnCounts } from "./columns.ts";
+import { ResolvedIds } from "./delta.ts";
+import { DedupIds } from "./testcase-id.ts";
+import {
+  COPY_BATCH, PackedIds, pendingBytes, pendTestcase, TestcaseWriter, type PendingTestcase, type TestcaseInput,
+} from "./testcases.ts";
+import { UploadSpool } from "./upload-spool.ts";
+
+/** An upload's rows, read and identified, not yet written: no transaction was open while the file came in. */
+export interface ReceivedUpload {
+  readonly testsetId: string;
+  readonly ids: PackedIds;
+  readonly columns: ColumnCounts;
+  readonly spool: UploadSpool;
+}
+
+// The embedded database is one backend: a transaction holds every other request until it ends. Its batches are
+// kept to a few tens of milliseconds, so a request waits for at most about one batch per query it makes.
+const PGLITE_BATCH = { rows: 2_000, bytes: 512 * 1024 };
+
+const NULL = "\\N";
+// The fields are JSON texts (no tab, no line break in them) or a UUID, `\N` standing for none.
+const encode = (r: PendingTestcase) => [r.claimed, r.stored, r.flags, r.tags, r.meta].map((f) => f ?? NULL).join("\t");
+const decode = (line: string, at: number): PendingTestcase => {
+  const [claimed, stored, flags, tags, meta] = line.split("\t").map((f) => (f === NULL ? null : f));
+  return { at, claimed, stored: stored!, flags, tags, meta };
+};
+
+/**
+ * Reads the whole file (rows identified, ids and columns counted) into a spool before anything is written, so a
+ * client that stalls or sends a bad row holds no transaction and leaves nothing behind. `close()` the spool after.
+ */
+export async function receiveRows(rows: AsyncIterable<TestcaseInput>, testsetId: string): Promise<ReceivedUpload> {
+  const received = { testsetId, ids: new PackedIds(), columns: new ColumnCounts(), spool: new UploadSpool() };
+  const dedup = new DedupIds();
+  try {
+    for await (const row of rows) {
+      await received.spool.push(encode(pendTestcase(row, testsetId, dedup, received.ids, received.columns)));
+    }
+  } catch (error) {
+    await received.spool.close();
+    throw error;
+  }
+  return received;
+}
+
+/**
+ * Writes a received upload's testcases and id chunks in short transactions that other requests interleave with.
+ * All of it is content-addressed and reachable only from a revision, which the caller commits afterwards in one
+ * transaction of its own; an upload stopped before that leaves only unreferenced blobs.
+ */
+export async function storeReceived(db: Database, scope: Scope, received: ReceivedUpload): Promise<ResolvedIds> {
+  const limits = db.driver === "pglite" ? PGLITE_BATCH : { rows: COPY_BATCH, bytes: db.copyBytes ?? 16 * 1024 ** 2 };
+  const writer = new TestcaseWriter(scope, received.testsetId, received.ids);
+  const list = new IdListWriter(scope.projectId);
+  let batch: PendingTestcase[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    const full = batch;
+    batch = [];
+    bytes = 0;
+    if (full.length) await db.transaction((tx) => writer.write(tx, full, list));
+  };
+  let at = 0;
+  for await (const line of received.spool.lines()) {
+    const row = decode(line, at++);
+    batch.push(row);
+    bytes += pendingBytes(row);
+    if (batch.length >= limits.rows || bytes >= limits.bytes) await flush();
+  }
+  await flush();
+  const stored = await db.transaction((tx) => list.finish(tx));
+  return new ResolvedIds({ ...stored, columns: received.columns.toJSON() });
+}
