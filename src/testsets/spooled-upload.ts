@@ -18,8 +18,22 @@ export interface ReceivedUpload {
 }
 
 // The embedded database is one backend: a transaction holds every other request until it ends. Its batches are
-// kept to a few tens of milliseconds, so a request waits for at most about one batch per query it makes.
-const PGLITE_BATCH = { rows: 2_000, bytes: 512 * 1024 };
+// kept to a few tens of milliseconds (1,000 rows is the least loaded by COPY), and only one upload writes at a time,
+// so a request waits for at most about one batch per query it makes.
+const PGLITE_BATCH = { rows: 1_000, bytes: 256 * 1024 };
+const writing = new WeakMap<Database, Promise<unknown>>();
+
+/** Runs `work` after the uploads queued before it on this embedded database (at once on a server). */
+function inTurn<T>(db: Database, work: () => Promise<T>): Promise<T> {
+  if (db.driver !== "pglite") return work();
+  const turn = (writing.get(db) ?? Promise.resolve()).then(work);
+  writing.set(db, turn.catch(() => {}));
+  return turn;
+}
+
+// A spool in memory is read without waiting on anything: without a turn of the event loop between batches,
+// requests that arrived meanwhile would not even be read until the whole upload was written.
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 const NULL = "\\N";
 // The fields are JSON texts (no tab, no line break in them) or a UUID, `\N` standing for none.
@@ -62,7 +76,9 @@ export async function storeReceived(db: Database, scope: Scope, received: Receiv
     const full = batch;
     batch = [];
     bytes = 0;
-    if (full.length) await db.transaction((tx) => writer.write(tx, full, list));
+    if (!full.length) return;
+    await inTurn(db, () => db.transaction((tx) => writer.write(tx, full, list)));
+    await nextTurn();
   };
   let at = 0;
   for await (const line of received.spool.lines()) {
@@ -72,6 +88,6 @@ export async function storeReceived(db: Database, scope: Scope, received: Receiv
     if (batch.length >= limits.rows || bytes >= limits.bytes) await flush();
   }
   await flush();
-  const stored = await db.transaction((tx) => list.finish(tx));
+  const stored = await inTurn(db, () => db.transaction((tx) => list.finish(tx)));
   return new ResolvedIds({ ...stored, columns: received.columns.toJSON() });
 }
