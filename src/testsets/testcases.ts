@@ -29,7 +29,7 @@ export interface TestcaseRow {
 
 const BATCH = 1000;
 /** Rows loaded per COPY at most (and per deduplicating INSERT); the database's `copyBytes` caps the text too. */
-export const COPY_BATCH = 50_000;
+const COPY_BATCH = 50_000;
 /** The text cap where the database names none (a plain Queryable). */
 const COPY_BYTES = 4 * 1024 * 1024;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
