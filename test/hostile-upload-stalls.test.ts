@@ -163,3 +163,16 @@ describe("an upload is seen whole or not at all", () => {
     expect((await uploader.ok("POST", "/simple/testsets/query", {})).count).toBe(count);
   }, 60_000);
 });
+
+describe("a file larger than what an upload holds in memory", () => {
+  it("is kept in a temporary file while it is read and stored whole, in order", async () => {
+    const cell = (i: number) => `${String(i).padStart(4, "0")}${"é".repeat(300_000)}`;
+    const lines = Array.from({ length: 32 }, (_, i) => `${i},${cell(i)}\n`).join("");
+    const upload = stalledUpload(uploader, "/simple/testsets/upload", "large.csv", "q,a\n");
+    const done = await upload.finish(lines);
+    expect(done.status, JSON.stringify(done.body).slice(0, 500)).toBe(200);
+    const got = done.body.testset.data.testcases as { data: { q: string; a: string } }[];
+    expect(got.map((t) => t.data.q)).toEqual(Array.from({ length: 32 }, (_, i) => String(i)));
+    got.forEach((t, i) => expect(t.data.a === cell(i), `row ${i}`).toBe(true));
+  }, 60_000);
+});

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { StringDecoder } from "node:string_decoder";
 
 /** Bytes of lines a spool holds in memory; past it they go to a temporary file. */
-const IN_MEMORY = 32 * 1024 * 1024;
+const IN_MEMORY = 8 * 1024 * 1024;
 /** Bytes written to, or read from, the file at a time. */
 const BLOCK = 1024 * 1024;
 
