@@ -49,7 +49,8 @@ export async function uploadNeighbourLine(url: string, label: "PGlite" | "Postgr
   const neighbour = await provision(url);
   const uploader = await provision(url);
   const testcases = Array.from({ length: 100 }, (_, i) => ({ data: { question: `q${i}`, answer: `a${i}` } }));
-  const { testset } = await neighbour.post("/simple/testsets/", { testset: { slug: "neighbour", data: { testcases } } });
+  const body = { testset: { slug: "neighbour", data: { testcases } } };
+  const { testset } = await neighbour.post("/simple/testsets/", body);
   const file = await csvFile(ROWS);
   await sample(neighbour, testset.id, sleep(1000));
   const quiet = await sample(neighbour, testset.id, sleep(seconds * 1000));
@@ -60,7 +61,9 @@ export async function uploadNeighbourLine(url: string, label: "PGlite" | "Postgr
   const sent = await uploads;
   const took = (performance.now() - began) / 1000;
   const refused = sent.filter((s) => s.status !== 200);
-  if (refused.length) throw new Error(`uploads answered ${refused.map((s) => `${s.status} ${s.head.slice(0, 200)}`).join("; ")}`);
+  if (refused.length) {
+    throw new Error(`uploads answered ${refused.map((s) => `${s.status} ${s.head.slice(0, 200)}`).join("; ")}`);
+  }
   const slowest = Math.max(...loud.times);
   const ratio = p99(loud.times) / p99(quiet.times);
   const failures = loud.failures + quiet.failures;
@@ -74,7 +77,8 @@ export async function uploadNeighbourLine(url: string, label: "PGlite" | "Postgr
     met,
     note: [
       `GET /api/simple/testsets/{id} of a 100-row testset, ${CLIENTS} sequential clients from the bench process:`,
-      `${loud.times.length} reads while another project ran ${UPLOADS} concurrent uploads of a ${ROWS.toLocaleString("en-US")}-row`,
+      `${loud.times.length} reads while another project ran ${UPLOADS} concurrent uploads`,
+      `of a ${ROWS.toLocaleString("en-US")}-row`,
       `CSV (about 100 bytes a row; all three answered in ${took.toFixed(1)} s), against ${quiet.times.length} reads`,
       `in ${seconds} s just before.`,
       failures ? `${failures} reads failed.` : "",

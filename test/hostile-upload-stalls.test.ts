@@ -19,7 +19,8 @@ beforeAll(async () => {
   url = await server.app.listen({ port: 0, host: "127.0.0.1" });
   uploader = await server.project();
   neighbour = await server.project();
-  await neighbour.ok("POST", "/simple/testsets/", { testset: { slug: "steady", data: { testcases: [{ data: { q: "1" } }] } } });
+  const steady = { testset: { slug: "steady", data: { testcases: [{ data: { q: "1" } }] } } };
+  await neighbour.ok("POST", "/simple/testsets/", steady);
 });
 afterAll(() => server.close());
 
@@ -73,7 +74,9 @@ const STALL_MS = 20_000;
 /** Which settles first: `work`, or the stall (a client that keeps its socket `STALL_MS` longer). */
 async function whileStalled<T>(work: Promise<T>): Promise<{ done: true; value: T } | { done: false }> {
   let timer: NodeJS.Timeout | undefined;
-  const stall = new Promise<{ done: false }>((resolve) => (timer = setTimeout(() => resolve({ done: false }), STALL_MS)));
+  const stall = new Promise<{ done: false }>((resolve) => {
+    timer = setTimeout(() => resolve({ done: false }), STALL_MS);
+  });
   try {
     return await Promise.race([work.then((value) => ({ done: true as const, value })), stall]);
   } finally {
@@ -86,7 +89,8 @@ const neighbourRead = async () => {
   return { status: res.statusCode, count: res.json().count as number };
 };
 
-const rows = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `${from + i},answer ${from + i}\n`).join("");
+const rows = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, i) => `${from + i},answer ${from + i}\n`).join("");
 
 describe("a client that stalls mid-file", () => {
   it("holds nothing up: another project's read answers while one row has come and the rest has not", async () => {
@@ -100,11 +104,12 @@ describe("a client that stalls mid-file", () => {
     expect(done.body.testset.data.testcases).toHaveLength(50);
   }, 60_000);
 
-  it("holds nothing up with more stalled uploads than the database has connections: other requests answer, none 503", async () => {
+  it("holds nothing up with more stalled uploads than the database has connections: no 503, all answer", async () => {
     const uploads = Array.from({ length: POOL + 2 }, (_, n) =>
       stalledUpload(uploader, "/simple/testsets/upload", `crowd-${n}.csv`, `q,a\n${rows(0, 1)}`));
     await settle();
-    const read = await whileStalled(Promise.all([neighbourRead(), neighbourRead(), uploader.call("GET", "/projects/current")]));
+    const reads = Promise.all([neighbourRead(), neighbourRead(), uploader.call("GET", "/projects/current")]);
+    const read = await whileStalled(reads);
     const done = await Promise.all(uploads.map((u) => u.finish(rows(1, 10))));
     expect(read.done, "the reads waited for the stalled uploads").toBe(true);
     if (read.done) {
@@ -117,7 +122,8 @@ describe("a client that stalls mid-file", () => {
 
 describe("an upload is seen whole or not at all", () => {
   const target = async (slug: string) =>
-    (await uploader.ok("POST", "/simple/testsets/", { testset: { slug, data: { testcases: [{ data: { q: "0", a: "0" } }] } } })).testset;
+    (await uploader.ok("POST", "/simple/testsets/", { testset: { slug, data: { testcases: [{ data: { q: "0" } }] } } }))
+      .testset;
   const visible = async (testset: { id: string }) => {
     const latest = (await uploader.ok("GET", `/simple/testsets/${testset.id}`)).testset;
     const blobs = await uploader.ok("POST", "/testcases/query", { testset_id: testset.id });
@@ -142,7 +148,8 @@ describe("an upload is seen whole or not at all", () => {
   it("leaves no revision and no testcase after a bad row at the end of a large file", async () => {
     const testset = await target(`bad-end-${Date.now()}`);
     const before = await visible(testset);
-    const upload = stalledUpload(uploader, `/simple/testsets/${testset.id}/upload`, "bad.csv", `q,a\n${rows(0, 20_000)}`);
+    const path = `/simple/testsets/${testset.id}/upload`;
+    const upload = stalledUpload(uploader, path, "bad.csv", `q,a\n${rows(0, 20_000)}`);
     const failed = await upload.finish(`x,"unclosed\n`);
     expect(failed.status, JSON.stringify(failed.body)).toBe(422);
     expect(await visible(testset)).toEqual(before);
@@ -153,7 +160,8 @@ describe("an upload is seen whole or not at all", () => {
     const testset = await target(slug);
     const before = await visible(testset);
     const count = (await uploader.ok("POST", "/simple/testsets/query", {})).count;
-    const edit = stalledUpload(uploader, `/simple/testsets/${testset.id}/upload`, "gone.csv", `q,a\n${rows(0, 20_000)}`);
+    const path = `/simple/testsets/${testset.id}/upload`;
+    const edit = stalledUpload(uploader, path, "gone.csv", `q,a\n${rows(0, 20_000)}`);
     const create = stalledUpload(uploader, "/simple/testsets/upload", "gone-new.csv", `q,a\n${rows(0, 20_000)}`);
     await settle();
     edit.abort();

@@ -198,9 +198,9 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post("/testsets/revisions/:id/upload", { schema: { tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(RevisionParts)) }, async (req) => {
     const base = await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
     const u = await upload(req);
-    const row = await withUpload(ctx, req.scope, u, base.artifact_id, (tx, data) => commitRevision(tx, req.scope, testsets, {
-      variantId: base.variant_id, baseRevisionId: base.id, message: u.field("message") ?? "Upload", data,
-    }));
+    const message = u.field("message") ?? "Upload";
+    const row = await withUpload(ctx, req.scope, u, base.artifact_id, (tx, data) =>
+      commitRevision(tx, req.scope, testsets, { variantId: base.variant_id, baseRevisionId: base.id, message, data }));
     const include = u.field("include_testcases");
     const options = { include_testcases: include === undefined ? undefined : include === "true" };
     return { count: 1, testset_revision: revisionRecord(testsets, row, await testsets.present!(row, read(req, options))) };

@@ -102,7 +102,8 @@ export function pendTestcase(
 ): PendingTestcase {
   const { data, canonical, id } = identifyTestcase(row, testsetId, dedup);
   columns?.add(data);
-  const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
+  const named = row.id && UUID.test(row.id) ? row.id.toLowerCase() : null;
+  const claimed = named !== uuidFromBytes(id) ? named : null;
   const pending: PendingTestcase = {
     at: ids.count, stored: toJsonbText(canonical), claimed,
     flags: jsonbText(row.flags), tags: jsonbText(row.tags), meta: jsonbText(row.meta),
@@ -143,13 +144,16 @@ export class TestcaseWriter {
     if (batch.length >= BATCH && tx.copyFrom) {
       const constants = `\t${scope.projectId}\t${testsetId}\t${scope.userId ?? "\\N"}`;
       // In id order: the two indexes on testcases are then filled page by page, not at random.
-      const lines = batch.map((r) => `${hex(r)}\t${copyText(r.stored)}\t${copyText(r.flags)}\t${copyText(r.tags)}\t${copyText(r.meta)}`).sort();
+      const fields = (r: PendingTestcase) => [r.stored, r.flags, r.tags, r.meta].map(copyText).join("\t");
+      const lines = batch.map((r) => `${hex(r)}\t${fields(r)}`).sort();
       if (this.direct) {
-        this.direct = await copyUnlessConflict(tx, "COPY testcases (id, data, flags, tags, meta, project_id, testset_id, created_by_id) FROM STDIN", lines.map((l) => `${l}${constants}\n`));
+        const copy = "COPY testcases (id, data, flags, tags, meta, project_id, testset_id, created_by_id) FROM STDIN";
+        this.direct = await copyUnlessConflict(tx, copy, lines.map((l) => `${l}${constants}\n`));
         if (this.direct) return;
       }
       // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows.
-      await tx.query("CREATE TEMP TABLE IF NOT EXISTS testcase_upload (id uuid, data jsonb, flags jsonb, tags jsonb, meta jsonb) ON COMMIT DROP");
+      await tx.query(`CREATE TEMP TABLE IF NOT EXISTS testcase_upload
+        (id uuid, data jsonb, flags jsonb, tags jsonb, meta jsonb) ON COMMIT DROP`);
       await tx.copyFrom("COPY testcase_upload (id, data, flags, tags, meta) FROM STDIN", lines.map((l) => `${l}\n`));
       await tx.query(
         `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
