@@ -16,6 +16,7 @@ import { sdkLine } from "./sdk.ts";
 import { startStubLlm, type StubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
 import { deltaLines, downloadLine, uploadLine, type Testset } from "./testsets.ts";
+import { uploadNeighbourLine, uploadNeighbourName } from "./upload-neighbour.ts";
 
 /**
  * `npm run bench [-- --quick] [-- --profile]`: starts its own servers (a bare Fastify baseline, Tessera on
@@ -163,6 +164,7 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
       await attempt("8. evaluations (PGlite)", EVALUATION_GOALS, () => evaluationLines("PGlite", api, server, llm, ...evaluationRows));
       await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
+      await attempt(uploadNeighbourName("PGlite"), "no read > 1 s", () => uploadNeighbourLine(server.url, "PGlite", seconds));
     } finally {
       await server.stop();
     }
@@ -189,6 +191,7 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
       await attempt("8. evaluations (PostgreSQL)", EVALUATION_GOALS, () => evaluationLines("PostgreSQL", api, server, llm, ...evaluationRows));
+      await attempt(uploadNeighbourName("PostgreSQL"), "≤ 2", () => uploadNeighbourLine(server.url, "PostgreSQL", seconds));
       await attempt("9. console in Chromium (PostgreSQL)", "< 1 s; < 500 ms", () => consoleLines(api, server, bigRows, fixtures.get(bigRows), quick ? 3 : 5));
     } finally {
       await server.stop();

@@ -185,13 +185,13 @@ describe("an id list stored as it arrives", () => {
     const whole = await db.transaction((tx) => storePackedIds(tx, p.id, packed));
     for (const pieces of [[20_000], [1, 4_999, 15_000], [333, 333, 333, 19_001]]) {
       const stored = await db.transaction(async (tx) => {
-        const writer = new IdListWriter(tx, p.id);
+        const writer = new IdListWriter(p.id);
         let at = 0;
         for (const n of pieces) {
-          await writer.add(packed.subarray(at * 16, (at + n) * 16));
+          await writer.add(tx, packed.subarray(at * 16, (at + n) * 16));
           at += n;
         }
-        return writer.finish();
+        return writer.finish(tx);
       });
       expect(stored).toEqual(whole);
     }

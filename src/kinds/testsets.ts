@@ -5,7 +5,6 @@ import { idPages, IdListWriter, storeIds, type StoredIds } from "../testsets/chu
 import { ColumnCounts } from "../testsets/columns.ts";
 import { applyTestsetDelta, ResolvedIds, type TestsetDelta } from "../testsets/delta.ts";
 import { diffTestsetRevisions } from "../testsets/diff.ts";
-import { TestcaseStream } from "../testsets/import.ts";
 import { inlineLimit } from "../testsets/limits.ts";
 import { positionCursor } from "../testsets/position-cursor.ts";
 import { loadTestcases, storePackedTestcases, testcaseRecord, unknownTestcaseIds, type TestcaseInput } from "../testsets/testcases.ts";
@@ -20,12 +19,12 @@ export interface TestsetData {
 async function prepare(commit: CommitInput): Promise<PreparedData> {
   const { tx, scope, artifactId } = commit;
   if (commit.data instanceof ResolvedIds) return { data: commit.data.stored };
-  const rows = commit.data instanceof TestcaseStream ? commit.data.rows : ((commit.data ?? {}) as TestsetData).testcases;
+  const rows = ((commit.data ?? {}) as TestsetData).testcases;
   if (rows) {
     const columns = new ColumnCounts();
-    const list = new IdListWriter(tx, scope.projectId);
+    const list = new IdListWriter(scope.projectId);
     await storePackedTestcases(tx, scope, artifactId, rows, columns, list);
-    return { data: { ...(await list.finish()), columns: columns.toJSON() } };
+    return { data: { ...(await list.finish(tx)), columns: columns.toJSON() } };
   }
   // Existing rows are not read back: the revision does not know its columns (a diff then scans).
   const ids = ((commit.data as TestsetData | null)?.testcase_ids ?? []).map((id) => id.toLowerCase());

@@ -81,29 +81,27 @@ export async function storePackedIds(tx: Queryable, projectId: string, packed: B
 
 /**
  * `storePackedIds` for a list that arrives in pieces (an upload): leaf chunks are stored as they
- * close, while the rest of the list is still being read.
+ * close, while the rest of the list is still being read, each piece on the transaction it is given.
  */
 export class IdListWriter {
   private readonly leaves: Leaf[] = [];
   private open: Buffer = Buffer.alloc(0);
-  private readonly tx: Queryable;
   private readonly projectId: string;
 
-  constructor(tx: Queryable, projectId: string) {
-    this.tx = tx;
+  constructor(projectId: string) {
     this.projectId = projectId;
   }
 
-  async add(packed: Uint8Array) {
+  async add(tx: Queryable, packed: Uint8Array) {
     const { closed, open } = splitChunks(Buffer.concat([this.open, packed]));
     this.open = open;
-    this.leaves.push(...(await storeChunks(this.tx, this.projectId, closed)));
+    this.leaves.push(...(await storeChunks(tx, this.projectId, closed)));
   }
 
-  async finish(): Promise<StoredIds> {
-    if (this.open.length) this.leaves.push(...(await storeChunks(this.tx, this.projectId, [this.open])));
+  async finish(tx: Queryable): Promise<StoredIds> {
+    if (this.open.length) this.leaves.push(...(await storeChunks(tx, this.projectId, [this.open])));
     this.open = Buffer.alloc(0);
-    return storeLeaves(this.tx, this.projectId, this.leaves);
+    return storeLeaves(tx, this.projectId, this.leaves);
   }
 }
 

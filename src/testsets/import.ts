@@ -10,14 +10,6 @@ export type FileType = "csv" | "json" | "jsonl";
 /** The formats uploads and downloads accept as `file_type`. */
 export const FILE_TYPES: FileType[] = ["csv", "json", "jsonl"];
 
-/** Rows still being read from an upload; the testset kind stores them as they arrive. */
-export class TestcaseStream {
-  readonly rows: AsyncIterable<TestcaseInput>;
-  constructor(rows: AsyncIterable<TestcaseInput>) {
-    this.rows = rows;
-  }
-}
-
 const LOC = ["body", "file"];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const invalid = (msg: string) => unprocessable([{ loc: LOC, msg, type: "value_error" }]);

@@ -1,12 +1,15 @@
 import { Readable } from "node:stream";
 import multipart, { type MultipartFile } from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
+import type { Queryable } from "../db/database.ts";
 import { badRequest, HttpError, notFound, unprocessable } from "../errors.ts";
 import { attachment } from "../http/content-disposition.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { IdParam } from "../schema-parts.ts";
 import { testsets } from "../kinds/testsets.ts";
+import { uuidv7 } from "../ids/uuid-v7.ts";
 import { findArtifact } from "../versioning/artifacts.ts";
 import { commitRevision } from "../versioning/commit.ts";
 import type { ReadContext } from "../versioning/kind.ts";
@@ -17,9 +20,11 @@ import { createSimple, editSimple, getSimple } from "../versioning/simple.ts";
 import { defaultVariant } from "../versioning/variants.ts";
 import type { StoredIds } from "./chunk-lists.ts";
 import { exportRevision } from "./export.ts";
-import { FILE_TYPES, readRows, TestcaseStream, type FileType } from "./import.ts";
+import type { ResolvedIds } from "./delta.ts";
+import { FILE_TYPES, readRows, type FileType } from "./import.ts";
 import { DownloadQuery, TestcaseResponse, TestcasesListQuery, TestcasesQuerySchema, TestcasesResponse } from "./schemas.ts";
 import { uploadLimit } from "./limits.ts";
+import { receiveRows, storeReceived, type ReceivedUpload } from "./spooled-upload.ts";
 import { queryTestcases } from "./testcase-query.ts";
 import { loadTestcases, testcaseRecord } from "./testcases.ts";
 
@@ -111,21 +116,28 @@ const jsonField = (value: string | undefined, name: string) => {
 };
 
 /**
- * Runs the commit while the file streams in (rows are written in batches as they are parsed, so the
- * file is never held whole); a failure rolls the whole upload back and drains the rest.
+ * Receives and parses the whole file first (holding no transaction while the client sends it), writes its testcases
+ * in short transactions, then runs `commit` in one short transaction of its own: the revision appears whole or not
+ * at all. A failure drains the rest of the file.
  */
-async function withUpload<T>(ctx: AppContext, u: Upload, work: (stream: TestcaseStream, tx: Parameters<Parameters<AppContext["db"]["transaction"]>[0]>[0]) => Promise<T>): Promise<T> {
+async function withUpload<T>(
+  ctx: AppContext, scope: Scope, u: Upload, testsetId: string, commit: (tx: Queryable, data: ResolvedIds) => Promise<T>,
+): Promise<T> {
   const tooLarge = () => new HttpError(413, `The file is larger than the upload limit of ${uploadLimit()} bytes (TESSERA_UPLOAD_LIMIT)`);
+  let received: ReceivedUpload | undefined;
   try {
-    return await ctx.db.transaction(async (tx) => {
-      const result = await work(new TestcaseStream(readRows(u.content, u.fileType)), tx);
-      if (u.file.file.truncated) throw tooLarge();
-      return result;
-    });
+    received = await receiveRows(readRows(u.content, u.fileType), testsetId);
+    if (u.file.file.truncated) throw tooLarge();
   } catch (error) {
     u.file.file.resume();
     if ((error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE" || u.file.file.truncated) throw tooLarge();
     throw error;
+  }
+  try {
+    const data = await storeReceived(ctx.db, scope, received);
+    return await ctx.db.transaction((tx) => commit(tx, data));
+  } finally {
+    await received.spool.close();
   }
 }
 
@@ -160,34 +172,35 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   app.post("/simple/testsets/upload", { schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req) => {
     const u = await upload(req);
     const base = u.file.filename?.replace(/\.[^.]*$/, "") || undefined;
-    const id = await withUpload(ctx, u, (stream, tx) => createSimple(tx, req.scope, testsets, {
+    const testsetId = uuidv7();
+    const id = await withUpload(ctx, req.scope, u, testsetId, (tx, data) => createSimple(tx, req.scope, testsets, {
       slug: u.field("testset_slug") ?? (u.field("testset_name") ? undefined : base),
       name: u.field("testset_name") ?? base ?? null,
       description: u.field("testset_description") ?? null,
       tags: jsonField(u.field("testset_tags"), "testset_tags"),
       meta: jsonField(u.field("testset_meta"), "testset_meta"),
-      data: stream,
+      data,
       message: "Upload",
-    }));
+    }, undefined, testsetId));
     return simple(req, id);
   });
   app.post("/simple/testsets/:id/upload", { schema: { tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req) => {
     const id = (req.params as Body).id;
-    await findArtifact(ctx.db, req.scope, testsets, { id });
+    const artifact = await findArtifact(ctx.db, req.scope, testsets, { id });
     const u = await upload(req);
-    await withUpload(ctx, u, (stream, tx) => editSimple(tx, req.scope, testsets, id, {
+    await withUpload(ctx, req.scope, u, artifact.id, (tx, data) => editSimple(tx, req.scope, testsets, id, {
       name: u.field("testset_name"), description: u.field("testset_description"),
       tags: jsonField(u.field("testset_tags"), "testset_tags"), meta: jsonField(u.field("testset_meta"), "testset_meta"),
-      data: stream,
+      data,
     }));
     return simple(req, id);
   });
   app.post("/testsets/revisions/:id/upload", { schema: { tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(RevisionParts)) }, async (req) => {
     const base = await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
     const u = await upload(req);
-    const row = await withUpload(ctx, u, (stream, tx) => commitRevision(tx, req.scope, testsets, {
-      variantId: base.variant_id, baseRevisionId: base.id, message: u.field("message") ?? "Upload", data: stream,
-    }));
+    const message = u.field("message") ?? "Upload";
+    const row = await withUpload(ctx, req.scope, u, base.artifact_id, (tx, data) =>
+      commitRevision(tx, req.scope, testsets, { variantId: base.variant_id, baseRevisionId: base.id, message, data }));
     const include = u.field("include_testcases");
     const options = { include_testcases: include === undefined ? undefined : include === "true" };
     return { count: 1, testset_revision: revisionRecord(testsets, row, await testsets.present!(row, read(req, options))) };

@@ -77,7 +77,8 @@ export class PackedIds {
 // COPY text format: backslash starts an escape; JSON text holds no raw tab or newline.
 const copyText = (s: string | null) => (s === null ? "\\N" : s.includes("\\") ? s.replaceAll("\\", "\\\\") : s);
 
-interface Pending {
+/** A row ready for the database: its id sits in the upload's packed ids at `at`. */
+export interface PendingTestcase {
   /** Index of the row's id in the packed list. */
   at: number;
   /** The data's canonical JSON (what its id hashes), as jsonb can store it. */
@@ -86,6 +87,89 @@ interface Pending {
   tags: string | null;
   meta: string | null;
   claimed: string | null;
+}
+
+/** About the bytes of COPY text a pending row makes: id, data, flags, tags and meta, and their separators. */
+export const pendingBytes = (r: PendingTestcase) =>
+  40 + r.stored.length + (r.flags?.length ?? 0) + (r.tags?.length ?? 0) + (r.meta?.length ?? 0);
+
+/**
+ * Identifies a row (see `identifyTestcase`), appends its id to `ids` and counts its columns: what a row
+ * costs before the database, done while a file is read.
+ */
+export function pendTestcase(
+  row: TestcaseInput, testsetId: string, dedup: DedupIds, ids: PackedIds, columns?: ColumnCounts,
+): PendingTestcase {
+  const { data, canonical, id } = identifyTestcase(row, testsetId, dedup);
+  columns?.add(data);
+  const named = row.id && UUID.test(row.id) ? row.id.toLowerCase() : null;
+  const claimed = named !== uuidFromBytes(id) ? named : null;
+  const pending: PendingTestcase = {
+    at: ids.count, stored: toJsonbText(canonical), claimed,
+    flags: jsonbText(row.flags), tags: jsonbText(row.tags), meta: jsonbText(row.meta),
+  };
+  ids.push(id);
+  return pending;
+}
+
+/**
+ * Writes batches of pending rows as immutable blobs (stored ones are left as they are) on whatever
+ * transaction it is handed: one for a whole commit, or one per batch for an upload.
+ */
+export class TestcaseWriter {
+  private readonly scope: Scope;
+  private readonly testsetId: string;
+  private readonly ids: PackedIds;
+  // Rows go straight into the table until one is already stored (a re-upload, a repeated row).
+  private direct = true;
+
+  constructor(scope: Scope, testsetId: string, ids: PackedIds) {
+    this.scope = scope;
+    this.testsetId = testsetId;
+    this.ids = ids;
+  }
+
+  /** Keeps the ids rows claim (rewriting them in `ids`), then stores the rows; `list` gets their ids once stored. */
+  async write(tx: Queryable, batch: PendingTestcase[], list?: IdListWriter) {
+    if (!batch.length) return;
+    await keepClaimedIds(tx, this.scope, this.testsetId, this.ids, batch);
+    await this.load(tx, batch);
+    await list?.add(tx, this.ids.bytes.subarray(batch[0].at * 16, (batch[batch.length - 1].at + 1) * 16));
+  }
+
+  private async load(tx: Queryable, batch: PendingTestcase[]) {
+    const { scope, testsetId } = this;
+    const bytes = this.ids.bytes;
+    const hex = (r: PendingTestcase) => bytes.toString("hex", r.at * 16, r.at * 16 + 16);
+    if (batch.length >= BATCH && tx.copyFrom) {
+      const constants = `\t${scope.projectId}\t${testsetId}\t${scope.userId ?? "\\N"}`;
+      // In id order: the two indexes on testcases are then filled page by page, not at random.
+      const fields = (r: PendingTestcase) => [r.stored, r.flags, r.tags, r.meta].map(copyText).join("\t");
+      const lines = batch.map((r) => `${hex(r)}\t${fields(r)}`).sort();
+      if (this.direct) {
+        const copy = "COPY testcases (id, data, flags, tags, meta, project_id, testset_id, created_by_id) FROM STDIN";
+        this.direct = await copyUnlessConflict(tx, copy, lines.map((l) => `${l}${constants}\n`));
+        if (this.direct) return;
+      }
+      // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows.
+      await tx.query(`CREATE TEMP TABLE IF NOT EXISTS testcase_upload
+        (id uuid, data jsonb, flags jsonb, tags jsonb, meta jsonb) ON COMMIT DROP`);
+      await tx.copyFrom("COPY testcase_upload (id, data, flags, tags, meta) FROM STDIN", lines.map((l) => `${l}\n`));
+      await tx.query(
+        `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
+         SELECT $1, id, $2, data, flags, tags, meta, $3 FROM testcase_upload ORDER BY id ON CONFLICT DO NOTHING`,
+        [scope.projectId, testsetId, scope.userId],
+      );
+      await tx.query("TRUNCATE testcase_upload");
+    } else {
+      await tx.query(
+        `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
+         SELECT $1, (r->>0)::uuid, $2, (r->>1)::jsonb, (r->>2)::jsonb, (r->>3)::jsonb, (r->>4)::jsonb, $3
+         FROM jsonb_array_elements($4::jsonb) r ON CONFLICT DO NOTHING`,
+        [scope.projectId, testsetId, scope.userId, json(batch.map((r) => [hex(r), r.stored, r.flags, r.tags, r.meta]))],
+      );
+    }
+  }
 }
 
 /**
@@ -106,49 +190,10 @@ export async function storePackedTestcases(
 ): Promise<PackedIds> {
   const dedup = new DedupIds();
   const ids = new PackedIds();
-  let batch: Pending[] = [];
+  const writer = new TestcaseWriter(scope, testsetId, ids);
+  let batch: PendingTestcase[] = [];
   let batchBytes = 0;
   const copyBytes = tx.copyBytes ?? COPY_BYTES;
-  // Rows go straight into the table until one is already stored (a re-upload, a repeated row).
-  let direct = true;
-  let staged = false;
-  const constants = `\t${scope.projectId}\t${testsetId}\t${scope.userId ?? "\\N"}`;
-  const write = async (batch: Pending[]) => {
-    await keepClaimedIds(tx, scope, testsetId, ids, batch);
-    await load(batch);
-    await list?.add(ids.bytes.subarray(batch[0].at * 16, (batch[batch.length - 1].at + 1) * 16));
-  };
-  const load = async (batch: Pending[]) => {
-    const bytes = ids.bytes;
-    const hex = (r: Pending) => bytes.toString("hex", r.at * 16, r.at * 16 + 16);
-    if (batch.length >= BATCH && tx.copyFrom) {
-      // In id order: the two indexes on testcases are then filled page by page, not at random.
-      const lines = batch.map((r) => `${hex(r)}\t${copyText(r.stored)}\t${copyText(r.flags)}\t${copyText(r.tags)}\t${copyText(r.meta)}`).sort();
-      if (direct) {
-        direct = await copyUnlessConflict(tx, "COPY testcases (id, data, flags, tags, meta, project_id, testset_id, created_by_id) FROM STDIN", lines.map((l) => `${l}${constants}\n`));
-        if (direct) return;
-      }
-      if (!staged) {
-        // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows.
-        await tx.query("CREATE TEMP TABLE IF NOT EXISTS testcase_upload (id uuid, data jsonb, flags jsonb, tags jsonb, meta jsonb) ON COMMIT DROP");
-        staged = true;
-      }
-      await tx.copyFrom("COPY testcase_upload (id, data, flags, tags, meta) FROM STDIN", lines.map((l) => `${l}\n`));
-      await tx.query(
-        `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
-         SELECT $1, id, $2, data, flags, tags, meta, $3 FROM testcase_upload ORDER BY id ON CONFLICT DO NOTHING`,
-        [scope.projectId, testsetId, scope.userId],
-      );
-      await tx.query("TRUNCATE testcase_upload");
-    } else {
-      await tx.query(
-        `INSERT INTO testcases (project_id, id, testset_id, data, flags, tags, meta, created_by_id)
-         SELECT $1, (r->>0)::uuid, $2, (r->>1)::jsonb, (r->>2)::jsonb, (r->>3)::jsonb, (r->>4)::jsonb, $3
-         FROM jsonb_array_elements($4::jsonb) r ON CONFLICT DO NOTHING`,
-        [scope.projectId, testsetId, scope.userId, json(batch.map((r) => [hex(r), r.stored, r.flags, r.tags, r.meta]))],
-      );
-    }
-  };
   // The database loads one batch while the next is parsed and hashed (a server has a core of its own).
   let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
@@ -157,11 +202,16 @@ export async function storePackedTestcases(
     batchBytes = 0;
     await writing;
     if (!full.length) return;
-    writing = write(full);
+    writing = writer.write(tx, full, list);
     writing.catch(() => {}); // awaited by the next flush; an early failure must not go unhandled
   };
   try {
-    for await (const row of rows) await add(row);
+    for await (const row of rows) {
+      const pending = pendTestcase(row, testsetId, dedup, ids, columns);
+      batch.push(pending);
+      batchBytes += pendingBytes(pending);
+      if (batch.length >= COPY_BATCH || batchBytes >= copyBytes) await flush();
+    }
   } catch (error) {
     // The load in flight finishes before the caller rolls back: none of its statements may run after.
     await writing.catch(() => {});
@@ -170,21 +220,6 @@ export async function storePackedTestcases(
   await flush();
   await writing;
   return ids;
-
-  async function add(row: TestcaseInput) {
-    const { data, canonical, id } = identifyTestcase(row, testsetId, dedup);
-    columns?.add(data);
-    const claimed = row.id && UUID.test(row.id) && row.id.toLowerCase() !== uuidFromBytes(id) ? row.id.toLowerCase() : null;
-    const pending: Pending = {
-      at: ids.count, stored: toJsonbText(canonical), claimed,
-      flags: jsonbText(row.flags), tags: jsonbText(row.tags), meta: jsonbText(row.meta),
-    };
-    batch.push(pending);
-    ids.push(id);
-    // The line's text: id, data, flags, tags and meta, and their separators.
-    batchBytes += 40 + pending.stored.length + (pending.flags?.length ?? 0) + (pending.tags?.length ?? 0) + (pending.meta?.length ?? 0);
-    if (batch.length >= COPY_BATCH || batchBytes >= copyBytes) await flush();
-  }
 }
 
 /**
@@ -208,7 +243,7 @@ export function identifyTestcase(row: TestcaseInput, testsetId: string, dedup: D
  * A row that names an id (`__id__`, or `id` in JSON) keeps it when that testcase of this testset holds
  * exactly this data (ids made with a salt, or by another system); an edited row gets a new id.
  */
-async function keepClaimedIds(tx: Queryable, scope: Scope, testsetId: string, ids: PackedIds, batch: Pending[]) {
+async function keepClaimedIds(tx: Queryable, scope: Scope, testsetId: string, ids: PackedIds, batch: PendingTestcase[]) {
   const claimed = batch.filter((r) => r.claimed);
   for (let i = 0; i < claimed.length; i += BATCH) {
     const slice = claimed.slice(i, i + BATCH);

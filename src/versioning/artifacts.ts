@@ -21,14 +21,19 @@ export interface ArtifactCreate {
   meta?: Record<string, unknown> | null;
 }
 
-/** A new artifact; 409 when its slug is taken within the kind's family (applications and evaluators share slugs). */
-export async function createArtifact(tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate): Promise<ArtifactRow> {
+/**
+ * A new artifact (with `id` when its content was written before it, as an upload's testcases are); 409 when its slug
+ * is taken within the kind's family (applications and evaluators share slugs).
+ */
+export async function createArtifact(
+  tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate, id: string = uuidv7(),
+): Promise<ArtifactRow> {
   const slug = slugFor(input.slug, input.name, [kind.name, "slug"]);
   const [row] = await conflictOnDuplicate(tx.query<ArtifactRow>(
     `INSERT INTO artifacts (id, project_id, kind, slug, name, description, flags, tags, meta, created_by_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
     [
-      uuidv7(), scope.projectId, kind.family, slug,
+      id, scope.projectId, kind.family, slug,
       input.name ?? null, input.description ?? null, json(withKindFlags(kind, input.flags)),
       json(input.tags), json(input.meta), scope.userId,
     ],

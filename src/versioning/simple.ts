@@ -17,9 +17,9 @@ import { createVariant, defaultVariant } from "./variants.ts";
  */
 export async function createSimple(
   tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate & { data?: unknown; message?: string | null },
-  config?: Config,
+  config?: Config, artifactId?: string,
 ) {
-  const artifact = await createArtifact(tx, scope, kind, input);
+  const artifact = await createArtifact(tx, scope, kind, input, artifactId);
   const variant = await createVariant(tx, scope, kind, { id: artifact.id }, { slug: `${artifact.slug}.default`, name: "default", flags: input.flags });
   // The placeholder is stored as is: a kind's preparation would turn "nothing yet" into an empty payload.
   await commitRevision(tx, scope, { ...kind, prepare: undefined }, { variantId: variant.id, data: null, flags: input.flags, message: "Initial commit" });
