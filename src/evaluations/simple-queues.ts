@@ -1,6 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { badRequest, notFound } from "../errors.ts";
+import { HttpError, notFound } from "../errors.ts";
 import { testsets } from "../kinds/testsets.ts";
 import { idPages, type StoredIds } from "../testsets/chunk-lists.ts";
 import { loadTestcases } from "../testsets/testcases.ts";
@@ -40,37 +40,45 @@ export interface SimpleQueueInput {
   };
 }
 
+/** A refused simple-queue request, its detail the `{message}` object the reference's clients read. */
+const refused = (message: string, status = 400) => new HttpError(status, { message });
+
 /** The queue's kind, checked against its sources (400 when they disagree or one is missing). */
 function kindOf(data: SimpleQueueInput["data"]): "testsets" | "testcases" {
   const hasTestsets = (data.testsets?.length ?? 0) > 0;
-  if ((data.queries?.length ?? 0) > 0 || data.kind === "queries" || data.kind === "traces") {
-    throw badRequest("Only testcases and testsets queues are supported: queries and traces are not");
+  if ((data.queries?.length ?? 0) > 0 || data.kind === "queries") {
+    throw refused("Queries-backed queues are not supported: Tessera stores no query revisions to draw traces from");
   }
-  if (!data.kind && !hasTestsets) throw badRequest("A simple queue needs data.kind or data.testsets");
+  if (data.kind === "traces") {
+    throw refused("Traces queues are not supported: stored traces cannot be sent to an annotation queue yet");
+  }
+  if (!data.kind && !hasTestsets) throw refused("A simple queue needs data.kind or data.testsets");
   if (hasTestsets && data.kind && data.kind !== "testsets") {
-    throw badRequest("A testset-backed queue has kind 'testsets'");
+    throw refused("A testset-backed queue has kind 'testsets'");
   }
   if (data.kind === "testsets" && !hasTestsets) {
-    throw badRequest("kind 'testsets' needs data.testsets (testset revision ids)");
+    throw refused("kind 'testsets' needs data.testsets (testset revision ids)");
   }
   return hasTestsets ? "testsets" : "testcases";
 }
 
 /** Evaluators without an origin are human ones in a queue; a queue needs at least one human evaluator. */
-function humanTargets(evaluators: Target | null | undefined): Record<string, Origin> {
+function humanTargets(evaluators: Target | null | undefined): Record<string, Origin> | null {
   const targets: Record<string, Origin> = Array.isArray(evaluators)
     ? Object.fromEntries(evaluators.map((id) => [id, "human" as const]))
     : { ...(evaluators ?? {}) };
-  if (Object.keys(targets).length === 0) throw badRequest("A simple queue needs data.evaluators");
-  if (!Object.values(targets).includes("human")) throw badRequest("A simple queue needs at least one human evaluator");
+  if (Object.keys(targets).length === 0) return null;
+  if (!Object.values(targets).includes("human")) throw refused("A simple queue needs at least one human evaluator", 422);
   return targets;
 }
 
 /** Creates the run (source and evaluator steps, scenarios of its testset revisions) and its queue. */
-export async function createSimpleQueue(tx: Queryable, scope: Scope, input: SimpleQueueInput): Promise<Row> {
+export async function createSimpleQueue(tx: Queryable, scope: Scope, input: SimpleQueueInput): Promise<Row | null> {
   const { data } = input;
   const kind = kindOf(data);
   const evaluators = humanTargets(data.evaluators);
+  // As the reference answers: without evaluators there is nothing to annotate, so no queue (count 0).
+  if (!evaluators) return null;
   const steps: RunStep[] = await buildSteps(tx, scope, {
     testset_steps: data.testsets ?? null, evaluator_steps: evaluators,
   });
@@ -125,7 +133,7 @@ export async function addTestcases(
   if (!found) return null;
   const steps = ((found.run.data as { steps?: RunStep[] } | null)?.steps ?? []);
   if (!steps.some((s) => s.key === TESTCASES_STEP)) {
-    throw badRequest(`Queue ${queueId} takes its scenarios from testsets, not testcases`);
+    throw refused("Cannot add testcases directly to a source-backed queue. Create a direct testcases queue instead.");
   }
   await assertOpenRuns(tx, scope, [found.run.id as string]);
   const unique = [...new Set(testcaseIds)];

@@ -137,8 +137,11 @@ describe("annotation queues from testcases (POST /simple/queues/)", () => {
     expect(ids(listed.queues)).toContain(queue.id);
     const others = await p.ok("POST", "/simple/queues/query", { queue: { kind: "testcases" } });
     expect(ids(others.queues)).not.toContain(queue.id);
-    // Only testcase queues take testcases.
-    expect((await sendTestcases(queue.id, [uuidv7()])).statusCode).toBe(400);
+    // Only testcase queues take testcases; the detail is the {message} object the reference's clients read.
+    const direct = await sendTestcases(queue.id, [uuidv7()]);
+    expect(direct.statusCode).toBe(400);
+    expect(direct.json().detail.message)
+      .toBe("Cannot add testcases directly to a source-backed queue. Create a direct testcases queue instead.");
 
     // A default queue goes with its run.
     expect(await p.ok("DELETE", `/simple/queues/${queue.id}`)).toEqual({ count: 1, queue_id: queue.id });
@@ -149,14 +152,18 @@ describe("annotation queues from testcases (POST /simple/queues/)", () => {
   it("refuses queues without a human evaluator, with unsupported sources or unknown testcases", async () => {
     const judge = await humanEvaluator("strict");
     const auto = await createSimple({ kind: "testcases", evaluators: { [judge.revision_id]: "auto" } });
-    expect(auto.statusCode).toBe(400);
-    expect(auto.json().detail).toMatch(/human evaluator/);
+    expect(auto.statusCode).toBe(422);
+    expect(auto.json().detail.message).toMatch(/at least one human evaluator/);
+    // Without evaluators there is nothing to annotate: no queue, as the reference answers.
     const none = await createSimple({ kind: "testcases" });
-    expect(none.statusCode).toBe(400);
+    expect(none.statusCode).toBe(200);
+    expect(none.json()).toMatchObject({ count: 0, queue: null });
     const traces = await createSimple({ kind: "traces", evaluators: [judge.revision_id] });
     expect(traces.statusCode).toBe(400);
+    expect(traces.json().detail.message).toMatch(/^Traces queues are not supported/);
     const noSource = await createSimple({ kind: "testsets", evaluators: [judge.revision_id] });
     expect(noSource.statusCode).toBe(400);
+    expect(noSource.json().detail.message).toMatch(/needs data.testsets/);
     const badBatch = await createSimple({
       kind: "testcases", evaluators: [judge.revision_id], settings: { batch_size: 0 },
     });
