@@ -12,6 +12,7 @@ import { consoleLines } from "./console.ts";
 import { evaluationLines } from "./evaluations.ts";
 import { invokeLine } from "./invoke.ts";
 import { NOISY_NEIGHBOUR, noisyNeighbourLine } from "./noisy-neighbour.ts";
+import { projectTurnsLine } from "./project-turns.ts";
 import { sdkLine } from "./sdk.ts";
 import { startStubLlm, type StubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
@@ -134,6 +135,9 @@ async function main() {
 }
 
 const EVALUATION_GOALS = "≥ 0.5; RSS < 1 GB; invocations = 10";
+/** The 1-row run beside another project's queued runs (bench/project-turns.ts): its line's name, the runs' rows. */
+const turnsName = (database: string) => `8. 1-row evaluation beside another project's 4 queued runs (${database})`;
+const TURNS_ROWS = 2_000;
 /** Testcases of the throughput run and of the large run. */
 const evaluationRows: [number, number] = quick ? [2_000, 20_000] : [10_000, 100_000];
 
@@ -163,6 +167,7 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       }
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
       await attempt("8. evaluations (PGlite)", EVALUATION_GOALS, () => evaluationLines("PGlite", api, server, llm, ...evaluationRows));
+      await attempt(turnsName("PGlite"), "< 5 s", () => projectTurnsLine(turnsName("PGlite"), server, TURNS_ROWS));
       await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
       await attempt(uploadNeighbourName("PGlite"), "no read > 1 s", () => uploadNeighbourLine(server.url, "PGlite", seconds));
     } finally {
@@ -192,6 +197,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
       await attempt("8. evaluations (PostgreSQL)", EVALUATION_GOALS, () => evaluationLines("PostgreSQL", api, server, llm, ...evaluationRows));
       await attempt(uploadNeighbourName("PostgreSQL"), "≤ 2", () => uploadNeighbourLine(server.url, "PostgreSQL", seconds));
+      await attempt(turnsName("PostgreSQL"), "< 5 s", () =>
+        projectTurnsLine(turnsName("PostgreSQL"), server, TURNS_ROWS));
       await attempt("9. console in Chromium (PostgreSQL)", "< 1 s; < 500 ms", () => consoleLines(api, server, bigRows, fixtures.get(bigRows), quick ? 3 : 5));
     } finally {
       await server.stop();

@@ -23,6 +23,8 @@ export interface Config {
     batches: number;
     /** Scenarios per batch job. */
     batchSize: number;
+    /** Batches (and, apart, plans) one project may hold at once across all processes: the others' share. */
+    projectBatches: number;
     /** Invocations running at once within one batch, unless a run sets `data.concurrency.batch_size`. */
     concurrency: number;
     /** How long a batch stays with a process that stopped renewing it (crashed) before another takes it over. */
@@ -99,13 +101,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keepAliveTimeoutMs: positive("TESSERA_KEEP_ALIVE_TIMEOUT_MS", env.TESSERA_KEEP_ALIVE_TIMEOUT_MS, 72_000),
     cacheMaxAgeMs: integer("TESSERA_CACHE_MAX_AGE_MS", env.TESSERA_CACHE_MAX_AGE_MS, 30_000),
     mockMaxDelayMs: integer("TESSERA_MOCK_MAX_DELAY_MS", env.TESSERA_MOCK_MAX_DELAY_MS, MOCK_MAX_DELAY_MS),
-    evaluations: {
-      batches: integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2),
-      batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 200)),
-      concurrency: Math.max(1, integer("TESSERA_EVALUATION_CONCURRENCY", env.TESSERA_EVALUATION_CONCURRENCY, 8)),
-      leaseMs: Math.max(1, integer("TESSERA_JOB_LEASE_SECONDS", env.TESSERA_JOB_LEASE_SECONDS, 60)) * 1000,
-    },
+    evaluations: evaluationsConfig(env),
     sandbox: sandboxConfig(env),
+  };
+}
+
+function evaluationsConfig(env: NodeJS.ProcessEnv): Config["evaluations"] {
+  const batches = integer("TESSERA_EVALUATION_BATCHES", env.TESSERA_EVALUATION_BATCHES, 2);
+  return {
+    batches,
+    batchSize: Math.max(1, integer("TESSERA_EVALUATION_BATCH_SIZE", env.TESSERA_EVALUATION_BATCH_SIZE, 200)),
+    // What one process takes at once by default: a project alone still keeps a server of its own busy.
+    projectBatches: positive(
+      "TESSERA_EVALUATION_PROJECT_BATCHES",
+      env.TESSERA_EVALUATION_PROJECT_BATCHES,
+      2 * Math.max(1, batches),
+    ),
+    concurrency: Math.max(1, integer("TESSERA_EVALUATION_CONCURRENCY", env.TESSERA_EVALUATION_CONCURRENCY, 8)),
+    leaseMs: Math.max(1, integer("TESSERA_JOB_LEASE_SECONDS", env.TESSERA_JOB_LEASE_SECONDS, 60)) * 1000,
   };
 }
 

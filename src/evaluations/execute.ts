@@ -14,6 +14,7 @@ import type { BatchWork } from "./batch-cells.ts";
 import { CellInvoker } from "./cell-invoker.ts";
 import { earlierResults, type EarlierResult } from "./cells.ts";
 import { copyRows } from "./entity-table.ts";
+import { ProjectPermits } from "./project-permits.ts";
 import { cellHashes } from "./result-hash.ts";
 import { chunkOf, chunksAmong } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
@@ -57,7 +58,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
   const cipher = secretCipher(ctx.config);
   const { db } = ctx;
   const invoker = new CellInvoker(ctx.sandbox, ctx.traces);
-  const invoking = new Permits(options.invoking);
+  const invoking = new ProjectPermits(options.invoking);
   // What every invocation of this process is allowed (the same for every batch).
   const runtime: BatchWork["runtime"] = {
     allowPrivateHooks: ctx.config.allowPrivateHooks,
@@ -111,13 +112,13 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       const reusable = run.flags.is_cached === true && !job.payload.fresh
         ? await earlierResults(db, scope.projectId, hashes, { outputs: true, traces: ctx.traces })
         : new Map<string, EarlierResult>();
-      await invoking.acquire(signal);
+      await invoking.acquire(scope.projectId, signal);
       const { cells: computed, statuses, metrics } = await invoker.run({
         scope, app, graders, revisions, cells, testcases: Object.fromEntries(read.map((t) => [t.id, t])),
         reusable: Object.fromEntries(reusable), secrets: await projectSecrets(db, scope, cipher),
         limit: Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency),
         retries: options.retries, retryBaseMs: options.retryBaseMs, runtime,
-      }, signal).finally(() => invoking.release());
+      }, signal).finally(() => invoking.release(scope.projectId));
       const scenarioStatus = new Map<string, string>(Object.entries(statuses));
 
       // The batch's traces are stored before its results, which point at them (reuse and metrics read them).
@@ -180,41 +181,4 @@ async function pinnedRevision(db: Queryable, scope: Scope, id: string): Promise<
     revisionCache.set(key, revision);
   }
   return revision;
-}
-
-/** At most `size` holders at once; the others wait in turn. */
-class Permits {
-  #free: number;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(size: number) {
-    this.#free = size;
-  }
-
-  /** Resolves once a permit is this caller's; rejects if `signal` aborts first. */
-  acquire(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.reject(signal.reason);
-    if (this.#free > 0) {
-      this.#free--;
-      return Promise.resolve();
-    }
-    return new Promise((resolve, reject) => {
-      const granted = () => {
-        signal.removeEventListener("abort", aborted);
-        resolve();
-      };
-      const aborted = () => {
-        this.#waiting.splice(this.#waiting.indexOf(granted), 1);
-        reject(signal.reason);
-      };
-      this.#waiting.push(granted);
-      signal.addEventListener("abort", aborted, { once: true });
-    });
-  }
-
-  release(): void {
-    const next = this.#waiting.shift();
-    if (next) next();
-    else this.#free++;
-  }
 }

@@ -75,25 +75,67 @@ export async function enqueue(db: Queryable, jobs: NewJob[]): Promise<number> {
 }
 
 /**
- * Claims up to `limit` due jobs of `queue` for `leaseMs`: queued jobs whose time has come, and running
- * jobs whose lease ran out (their process is gone). Oldest due first.
+ * Claims up to `limit` due jobs of `queue` for `leaseMs`: jobs whose lease ran out (their process is gone) first,
+ * then queued jobs whose time has come, project by project: the project with the fewest jobs of the queue leased
+ * goes first, counting each job this claim gives it (round robin), then the oldest job; jobs without a project are
+ * served as one more project. No project is given a job that takes it past `projectLimit` leased jobs of the queue,
+ * counted across all processes as this claim sees them: claims of other processes at the same moment do not see
+ * each other's, so together they may take a project past it by what each took, until those jobs end.
  */
-export async function claim<P = unknown>(db: Queryable, queue: string, limit: number, leaseMs: number): Promise<Job<P>[]> {
-  const rows = await db.query<JobRow>(
-    `WITH due AS (
-       SELECT id FROM jobs
-       WHERE queue = $1 AND ((status = 'queued' AND run_after <= now()) OR (status = 'running' AND lease_until < now()))
-       ORDER BY run_after, id
-       LIMIT $2
-       FOR UPDATE SKIP LOCKED)
-     UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, lease_token = $3,
-       lease_until = now() + make_interval(secs => $4 / 1000.0), updated_at = now()
-     FROM due WHERE jobs.id = due.id
-     RETURNING jobs.id, jobs.queue, jobs.project_id, jobs.key, jobs.payload, jobs.attempts, jobs.max_attempts, jobs.lease_token`,
-    [queue, limit, uuidv7(), leaseMs],
-  );
+export async function claim<P = unknown>(
+  db: Queryable, queue: string, limit: number, leaseMs: number, projectLimit: number | null = null,
+): Promise<Job<P>[]> {
+  const rows = await db.query<JobRow>(CLAIM, [queue, limit, uuidv7(), leaseMs, projectLimit]);
   return rows.map(toJob<P>);
 }
+
+/** A job's project in the claim's turns (migration 024 indexes it): the nil uuid stands for "no project". */
+const OWNER = "coalesce(project_id, '00000000-0000-0000-0000-000000000000')";
+
+/*
+ * `waiting` finds the projects with queued jobs, one index probe each (a loose index scan); `running` holds the
+ * queue's leased jobs, few by construction. Each waiting project offers its oldest due jobs, as many as its room under
+ * the limit (all of them without one), ranked by its leases once each is taken. The lock goes down the ranking and
+ * skips what another claim holds, so claims at the same moment take different jobs while a project has room, and
+ * re-checks that each job is still due (another claim may have taken it since this one's snapshot). The ranking is
+ * handed over as an array, whose row estimate keeps the lookups on the primary key.
+ */
+const CLAIM = `
+  WITH RECURSIVE waiting AS (
+    (SELECT ${OWNER} AS owner FROM jobs WHERE queue = $1 AND status = 'queued' ORDER BY 1 LIMIT 1)
+    UNION ALL
+    SELECT next.owner FROM waiting w CROSS JOIN LATERAL (
+      SELECT ${OWNER} AS owner FROM jobs WHERE queue = $1 AND status = 'queued' AND ${OWNER} > w.owner
+      ORDER BY 1 LIMIT 1) next
+  ),
+  running AS (
+    SELECT id, run_after, ${OWNER} AS owner, lease_until >= now() AS live
+    FROM jobs WHERE queue = $1 AND status = 'running'
+  ),
+  rooms AS (
+    SELECT w.owner, count(r.live OR NULL)::int AS leased FROM waiting w LEFT JOIN running r USING (owner) GROUP BY 1
+  ),
+  offered AS (
+    SELECT id, run_after, 0 AS turn FROM running WHERE NOT live
+    UNION ALL
+    SELECT c.id, c.run_after, r.leased + c.rank FROM rooms r CROSS JOIN LATERAL (
+      SELECT id, run_after, row_number() OVER (ORDER BY run_after, id) AS rank FROM jobs
+      WHERE queue = $1 AND status = 'queued' AND run_after <= now() AND ${OWNER} = r.owner
+      ORDER BY run_after, id LIMIT $5::int - least(r.leased, $5::int)) c
+  ),
+  due AS (
+    SELECT j.id FROM unnest(ARRAY(SELECT id FROM offered ORDER BY turn, run_after, id)) WITH ORDINALITY AS o (id, n)
+      JOIN jobs j ON j.id = o.id
+    WHERE (j.status = 'queued' AND j.run_after <= now()) OR (j.status = 'running' AND j.lease_until < now())
+    ORDER BY o.n
+    LIMIT $2
+    FOR UPDATE OF j SKIP LOCKED
+  )
+  UPDATE jobs SET status = 'running', attempts = jobs.attempts + 1, lease_token = $3,
+    lease_until = now() + make_interval(secs => $4 / 1000.0), updated_at = now()
+  FROM due WHERE jobs.id = due.id
+  RETURNING jobs.id, jobs.queue, jobs.project_id, jobs.key, jobs.payload, jobs.attempts, jobs.max_attempts,
+    jobs.lease_token`;
 
 /** Moves a held job's lease `leaseMs` into the future; false when the lease was lost (the job is no longer ours). */
 export async function renew(db: Queryable, job: Job, leaseMs: number): Promise<boolean> {

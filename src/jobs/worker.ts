@@ -15,6 +15,8 @@ export interface JobHandler<P = unknown> {
 export interface JobWorkerOptions {
   /** Jobs run at once by this process, across all queues. */
   concurrency: number;
+  /** Jobs of one queue that one project may hold at once, across all processes (see `claim`); null: no cap. */
+  projectLimit?: number | null;
   leaseMs: number;
   /** How often to look for due work when no notification came (retries, expired leases). */
   pollMs: number;
@@ -32,9 +34,10 @@ const MAX_RETRY_MS = 5 * 60_000;
 
 /**
  * Claims and runs jobs in this process: wakes on NOTIFY from `enqueue` (any process) and polls for the
- * rest, keeps at most `concurrency` jobs running, renews each lease while its job runs, and retries
- * failed attempts with exponential backoff until the job's `maxAttempts`. `stop()` claims nothing more,
- * aborts what runs and hands it back, so another process takes it over at once.
+ * rest, keeps at most `concurrency` jobs running (claimed project by project, each project within
+ * `projectLimit`), renews each lease while its job runs, and retries failed attempts with exponential
+ * backoff until the job's `maxAttempts`. `stop()` claims nothing more, aborts what runs and hands it
+ * back, so another process takes it over at once.
  */
 export class JobWorker {
   readonly #db: Database;
@@ -52,7 +55,7 @@ export class JobWorker {
   constructor(db: Database, handlers: JobHandler<never>[], options: JobWorkerOptions) {
     this.#db = db;
     this.#handlers = handlers;
-    this.#options = { retryBaseMs: 1000, onError: () => {}, ...options };
+    this.#options = { retryBaseMs: 1000, projectLimit: null, onError: () => {}, ...options };
   }
 
   /** How many jobs this process is running now. */
@@ -112,7 +115,8 @@ export class JobWorker {
       const free = this.#options.concurrency - this.#running.size;
       if (free <= 0) return;
       const handler = this.#handlers[this.#next++ % this.#handlers.length];
-      const jobs = await claim<never>(this.#db, handler.queue, free, this.#options.leaseMs);
+      const { leaseMs, projectLimit } = this.#options;
+      const jobs = await claim<never>(this.#db, handler.queue, free, leaseMs, projectLimit);
       for (const job of jobs) this.#track(handler, job);
       if (jobs.length > 0) tried = -1;
     }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccount } from "../../src/accounts/accounts.ts";
 import type { Database } from "../../src/db/database.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { uuidv7 } from "../../src/ids/uuid-v7.ts";
@@ -20,6 +21,11 @@ afterAll(() => empty.dispose());
 
 const newQueue = () => `test-${uuidv7()}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A project of its own (jobs name theirs through a foreign key). */
+async function newProject(): Promise<string> {
+  const spec = { user: { email: `user-${uuidv7()}@test.local` } };
+  return (await one.transaction((tx) => createAccount(tx, spec, false))).project.id;
+}
 
 describe("the jobs queue", () => {
   it("adds a keyed job once, and wakes listeners when it adds one", async () => {
@@ -48,9 +54,10 @@ describe("the jobs queue", () => {
   it("gives a job whose lease ran out to another claimer, and refuses the old holder's writes", async () => {
     const queue = newQueue();
     await enqueue(one, [{ queue, payload: "work" }]);
-    const [first] = await claim(one, queue, 1, 50);
+    // Long enough that a claim on a busy machine does not outlive it (the lease starts when the claim does).
+    const [first] = await claim(one, queue, 1, 500);
     expect(await claim(two, queue, 1, 60_000)).toEqual([]);
-    await sleep(120);
+    await sleep(600);
     const [second] = await claim(two, queue, 1, 60_000);
     expect(second.id).toBe(first.id);
     expect(second.attempts).toBe(2);
@@ -93,5 +100,52 @@ describe("the jobs queue", () => {
     expect(cancelled).toBe((running.payload as { run: string }).run === "a" ? 1 : 2);
     const a = await countByStatus(one, queue, { run: "a" });
     expect(a.cancelled + a.running).toBe(2);
+  });
+});
+
+describe("claims shared between projects", () => {
+  it("serves a project's one job before another's earlier backlog drains, and jobs without a project too", async () => {
+    const queue = newQueue();
+    const [a, b] = [await newProject(), await newProject()];
+    await enqueue(one, Array.from({ length: 20 }, (_, n) => ({ queue, projectId: a, payload: n })));
+    await enqueue(one, [{ queue, projectId: b, payload: "b" }]);
+    const claimed: (string | null)[] = [];
+    for (let i = 0; i < 3; i++) {
+      claimed.push(...(await claim(i % 2 ? two : one, queue, 1, 60_000)).map((j) => j.projectId));
+    }
+    // The oldest job first; then B, which holds nothing, before A's second.
+    expect(claimed).toEqual([a, b, a]);
+
+    const mixed = newQueue();
+    await enqueue(one, Array.from({ length: 5 }, (_, n) => ({ queue: mixed, payload: n })));
+    await enqueue(one, [{ queue: mixed, projectId: a, payload: "a" }]);
+    const both = await claim(one, mixed, 3, 60_000);
+    expect(both.map((j) => j.projectId)).toEqual([null, a, null]);
+  });
+
+  it("gives a project no job past its limit of leased jobs, while it gives another project one", async () => {
+    const queue = newQueue();
+    const [a, b] = [await newProject(), await newProject()];
+    await enqueue(one, Array.from({ length: 6 }, (_, n) => ({ queue, projectId: a, payload: n })));
+    const held = await claim(one, queue, 5, 60_000, 2);
+    expect(held.map((j) => j.payload)).toEqual([0, 1]);
+    await enqueue(one, [{ queue, projectId: b, payload: "b" }]);
+    // Another process counts the same leases.
+    expect((await claim(two, queue, 5, 60_000, 2)).map((j) => j.payload)).toEqual(["b"]);
+    expect(await claim(two, queue, 5, 60_000, 2)).toEqual([]);
+    expect(await complete(one, held[0])).toBe(true);
+    expect((await claim(two, queue, 5, 60_000, 2)).map((j) => j.payload)).toEqual([2]);
+    expect(await countByStatus(one, queue, {})).toMatchObject({ running: 3, done: 1, queued: 3 });
+  });
+
+  it("lets claims at the same moment take different jobs of one project while it has room", async () => {
+    const queue = newQueue();
+    const a = await newProject();
+    await enqueue(one, Array.from({ length: 12 }, (_, n) => ({ queue, projectId: a, payload: n })));
+    const claims = await Promise.all([0, 1, 2].map((i) => claim<number>(i % 2 ? two : one, queue, 2, 60_000, 8)));
+    const seen = claims.flat().map((j) => j.payload);
+    expect(claims.map((c) => c.length)).toEqual([2, 2, 2]);
+    expect(new Set(seen).size).toBe(6);
+    expect((await claim<number>(one, queue, 8, 60_000, 8)).length).toBe(2);
   });
 });
