@@ -109,6 +109,10 @@ function headline(m: Metric): number | null {
   return truthy ? truthy.density : null;
 }
 
+/** What two results must share to be the same outcome: status and outputs. */
+const outcomeKey = (o: { status: string; outputs: unknown } | undefined) =>
+  (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-");
+
 /** Testcases present in every run whose step outputs differ between runs, and how many matched or did not. */
 async function changedScenarios(
   db: Queryable, scope: Scope, runIds: string[], stepArtifact: Map<string, Map<string, string>>, page: ComparePage,
@@ -149,7 +153,7 @@ async function changedScenarios(
     matched++;
     // A step that only some runs have is not a change of result.
     const differing = [...steps].filter(([artifact]) => common.has(artifact))
-      .filter(([, perRun]) => new Set(perRun.map((o) => (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-"))).size > 1);
+      .filter(([, perRun]) => new Set(perRun.map(outcomeKey)).size > 1);
     if (!differing.length) continue;
     if (changedCount >= offset && changed.length < limit) {
       changed.push({ testcase_id: testcaseId, steps: differing.map(([artifact, perRun]) => ({ artifact, results: perRun })) });

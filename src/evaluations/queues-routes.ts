@@ -10,7 +10,7 @@ import { createQueues, deleteQueues, editQueue, queueScenarios, usersOf, withUse
 import { idOf, idsOf, manyOf, oneOf, QueueRecord, ScenarioRecord, SimpleQueueRecord } from "./record-schemas.ts";
 import * as s from "./schemas.ts";
 import {
-  addTestcases, createSimpleQueue, deleteSimpleQueue, loadQueue, queueKind, simpleQueueRecord, type SimpleQueueInput,
+  addTestcases, addTraces, createSimpleQueue, deleteSimpleQueue, loadQueue, queueKind, simpleQueueRecord, type SimpleQueueInput,
 } from "./simple-queues.ts";
 import { queues, runs } from "./tables.ts";
 
@@ -128,6 +128,14 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   }), async (req) => {
     const { queue_id } = req.params as Body;
     const id = await db.transaction((tx) => addTestcases(tx, req.scope, queue_id, (req.body as Body).testcase_ids));
+    return { count: id ? 1 : 0, queue_id: id };
+  });
+  app.post("/simple/queues/:queue_id/traces/", doc("Send traces to a queue", idOf("queue_id"), {
+    params: QueueParam, body: s.SimpleQueueTracesBody,
+  }), async (req) => {
+    const { queue_id } = req.params as Body;
+    await ctx.traces?.flush(); // a trace just invoked may still be on its way to the table
+    const id = await db.transaction((tx) => addTraces(tx, req.scope, queue_id, (req.body as Body).trace_ids));
     return { count: id ? 1 : 0, queue_id: id };
   });
   app.post("/simple/queues/:queue_id/scenarios/query", doc("The scenarios of a simple queue a user is assigned", manyOf("scenarios", ScenarioRecord), {

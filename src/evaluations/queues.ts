@@ -63,9 +63,10 @@ export async function editQueue(db: Queryable, scope: Scope, id: string, edit: R
   const merged = { ...current, ...edit };
   checkQueue(merged);
   if (isDefault(current) && "flags" in edit && !isDefault(merged)) {
-    throw conflict(`Queue ${id} is the default queue of run ${current.run_id}: it stays the default while the run has it`);
+    throw conflict(`Queue ${id} is the default queue of run ${current.run_id}: it stays the default with its run`);
   }
-  return oneDefaultPerRun(editRow(db, scope, queues, id, "flags" in edit ? { ...edit, flags: withFlags(merged).flags } : edit));
+  const fixed = "flags" in edit ? { ...edit, flags: withFlags(merged).flags } : edit;
+  return oneDefaultPerRun(editRow(db, scope, queues, id, fixed));
 }
 
 /** Deletes queues; a run's default queue goes only with its run (409). */

@@ -14,9 +14,8 @@ import { queues } from "./tables.ts";
 
 type Flags = Record<string, unknown>;
 
-/** The `has_*` flags a run's steps imply; a run without steps keeps the ones it has. */
-export function shapeFlags(steps: RunStep[] | null | undefined): Flags {
-  if (!steps?.length) return {};
+/** The `has_*` flags a run's steps imply. */
+export function shapeFlags(steps: RunStep[]): Flags {
   const inputs = steps.filter((s) => s.type === "input");
   const annotations = steps.filter((s) => s.type === "annotation");
   const direct = (keys: string[]) =>
@@ -49,7 +48,8 @@ export async function reconcileRun(tx: Queryable, scope: Scope, run: Row, before
   const removed = [...before].filter((key) => !now.has(key));
   if (removed.length) await pruneSteps(tx, scope, runId, removed);
 
-  const flags: Flags = { ...(run.flags as Flags | null), ...shapeFlags(steps) };
+  // A run without steps keeps the shape flags it has, as the reference keeps them.
+  const flags: Flags = { ...(run.flags as Flags | null), ...(steps.length ? shapeFlags(steps) : {}) };
   const human = flags.has_human === true;
   const [current] = await tx.query<{ id: string }>(
     "SELECT id FROM evaluation_queues WHERE project_id = $1 AND run_id = $2 AND flags @> '{\"is_default\": true}'",

@@ -96,14 +96,18 @@ export async function pruneSlice(tx: Queryable, scope: Scope, runId: string, sli
 }
 
 /** Removes scenarios of the run with their results; one that is not the run's is a 400 and nothing is removed. */
-export async function removeScenarios(tx: Queryable, scope: Scope, runId: string, scenarioIds: string[]): Promise<void> {
+export async function removeScenarios(
+  tx: Queryable, scope: Scope, runId: string, scenarioIds: string[],
+): Promise<void> {
   await assertOpenRuns(tx, scope, [runId]);
   const owned = new Set((await tx.query<{ id: string }>(
     "SELECT id FROM evaluation_scenarios WHERE project_id = $1 AND run_id = $2 AND id = ANY($3::uuid[])",
     [scope.projectId, runId, scenarioIds],
   )).map((r) => r.id));
   const stranger = scenarioIds.find((id) => !owned.has(id));
-  if (stranger) throw badRequest(`Scenario ${stranger} is not one of evaluation ${runId}'s: all scenario_ids must be its own`);
+  if (stranger) {
+    throw badRequest(`Scenario ${stranger} is not one of evaluation ${runId}'s: all scenario_ids must be its own`);
+  }
   await beforeDirectWrite(tx, [runId]);
   await deleteRows(tx, scope, scenarios, scenarioIds);
 }

@@ -149,3 +149,4 @@ export const SimpleQueueCreateBody = Type.Object({
 export const SimpleQueueQueryBody = query("queue");
 export const SimpleQueueScenariosQueryBody = QueueScenariosQueryBody;
 export const SimpleQueueTestcasesBody = Type.Object({ testcase_ids: list(Uuid) }, Open);
+export const SimpleQueueTracesBody = Type.Object({ trace_ids: list(Type.String({ maxLength: 64 })) }, Open);

@@ -5,6 +5,7 @@ import { cancelQueued, enqueue } from "../jobs/queue.ts";
 import { fetchRows, insertRows, type Row } from "./entity-table.ts";
 import { recountProgress } from "./progress.ts";
 import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./run-end.ts";
+import { reconcileRun, shapeFlags } from "./run-graph.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./run-steps.ts";
 import { runs } from "./tables.ts";
@@ -31,14 +32,9 @@ export async function createSimpleEvaluation(tx: Queryable, scope: Scope, input:
   if (!clientDriven && !(has("input") && (has("invocation") || has("annotation")))) {
     throw badRequest("A server-run evaluation needs testset_steps and application_steps or evaluator_steps");
   }
-  const annotations = steps.filter((s) => s.type === "annotation");
   const flags = {
     is_live: false, is_active: true, is_closed: false, is_queue: false,
-    is_cached: input.flags?.is_cached === true, is_split: input.flags?.is_split === true,
-    has_queries: false, has_testsets: has("input"), has_traces: false, has_testcases: false, has_evaluators: annotations.length > 0,
-    has_custom: annotations.some((s) => s.origin === "custom"),
-    has_human: annotations.some((s) => s.origin === "human"),
-    has_auto: annotations.some((s) => s.origin === "auto"),
+    is_cached: input.flags?.is_cached === true, is_split: input.flags?.is_split === true, ...shapeFlags(steps),
   };
   const repeats = Math.max(1, data.repeats ?? 1);
   const [run] = await insertRows(tx, scope, runs, [{
@@ -47,7 +43,7 @@ export async function createSimpleEvaluation(tx: Queryable, scope: Scope, input:
     data: { steps, repeats, concurrency: data.concurrency ?? null, mappings: [] },
   }]);
   if (!clientDriven) await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, key: run.id as string, payload: { run_id: run.id } }]);
-  return run;
+  return reconcileRun(tx, scope, run, new Set());
 }
 
 /** Stops a run: queued batches are cancelled, the run is no longer active; what ran keeps its results. */

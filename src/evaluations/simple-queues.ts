@@ -19,6 +19,10 @@ import { queues, results, runs, scenarios } from "./tables.ts";
 
 /** The source step testcases sent to a `testcases` queue are recorded under. */
 export const TESTCASES_STEP = "testcases";
+/** The source step traces sent to a `traces` queue are recorded under. */
+export const TRACES_STEP = "traces";
+/** The direct source step of each kind that takes its scenarios one call at a time. */
+const DIRECT_STEPS = { testcases: TESTCASES_STEP, traces: TRACES_STEP } as const;
 
 export type SimpleQueueKind = "queries" | "testsets" | "traces" | "testcases";
 
@@ -44,18 +48,16 @@ export interface SimpleQueueInput {
 const refused = (message: string, status = 400) => new HttpError(status, { message });
 
 /** The queue's kind, checked against its sources (400 when they disagree or one is missing). */
-function kindOf(data: SimpleQueueInput["data"]): "testsets" | "testcases" {
+function kindOf(data: SimpleQueueInput["data"]): "testsets" | "testcases" | "traces" {
   const hasTestsets = (data.testsets?.length ?? 0) > 0;
   if ((data.queries?.length ?? 0) > 0 || data.kind === "queries") {
     throw refused("Queries-backed queues are not supported: Tessera stores no query revisions to draw traces from");
-  }
-  if (data.kind === "traces") {
-    throw refused("Traces queues are not supported: stored traces cannot be sent to an annotation queue yet");
   }
   if (!data.kind && !hasTestsets) throw refused("A simple queue needs data.kind or data.testsets");
   if (hasTestsets && data.kind && data.kind !== "testsets") {
     throw refused("A testset-backed queue has kind 'testsets'");
   }
+  if (data.kind === "traces") return "traces";
   if (data.kind === "testsets" && !hasTestsets) {
     throw refused("kind 'testsets' needs data.testsets (testset revision ids)");
   }
@@ -68,7 +70,9 @@ function humanTargets(evaluators: Target | null | undefined): Record<string, Ori
     ? Object.fromEntries(evaluators.map((id) => [id, "human" as const]))
     : { ...(evaluators ?? {}) };
   if (Object.keys(targets).length === 0) return null;
-  if (!Object.values(targets).includes("human")) throw refused("A simple queue needs at least one human evaluator", 422);
+  if (!Object.values(targets).includes("human")) {
+    throw refused("A simple queue needs at least one human evaluator", 422);
+  }
   return targets;
 }
 
@@ -82,13 +86,14 @@ export async function createSimpleQueue(tx: Queryable, scope: Scope, input: Simp
   const steps: RunStep[] = await buildSteps(tx, scope, {
     testset_steps: data.testsets ?? null, evaluator_steps: evaluators,
   });
-  if (kind === "testcases") steps.unshift({ key: TESTCASES_STEP, type: "input", origin: "custom", references: {} });
+  if (kind !== "testsets") steps.unshift({ key: DIRECT_STEPS[kind], type: "input", origin: "custom", references: {} });
   const lanes = data.assignments?.length ?? 0;
   const repeats = Math.max(data.repeats ?? 1, lanes, 1);
   const annotations = steps.filter((s) => s.type === "annotation");
   const flags = {
     is_live: false, is_active: true, is_closed: false, is_queue: true, is_cached: false, is_split: false,
-    has_queries: false, has_testsets: kind === "testsets", has_traces: false, has_testcases: kind === "testcases",
+    has_queries: false, has_testsets: kind === "testsets", has_traces: kind === "traces",
+    has_testcases: kind === "testcases",
     has_evaluators: true, has_custom: annotations.some((s) => s.origin === "custom"), has_human: true,
     has_auto: annotations.some((s) => s.origin === "auto"),
   };
@@ -116,11 +121,14 @@ export async function createSimpleQueue(tx: Queryable, scope: Scope, input: Simp
   return simpleQueueRecord(queue, run);
 }
 
-/** One scenario per testcase, its input result naming the testcase. */
-async function addScenarios(tx: Queryable, scope: Scope, runId: string, stepKey: string, testcaseIds: string[]) {
-  const made = await insertRows(tx, scope, scenarios, testcaseIds.map(() => ({ run_id: runId, status: "pending" })));
+/** One scenario per source item, its input result naming it (`testcase_id` or `trace_id`). */
+async function addScenarios(
+  tx: Queryable, scope: Scope, runId: string, stepKey: string, ids: string[],
+  field: "testcase_id" | "trace_id" = "testcase_id",
+) {
+  const made = await insertRows(tx, scope, scenarios, ids.map(() => ({ run_id: runId, status: "pending" })));
   await insertRows(tx, scope, results, made.map((s, i) => ({
-    run_id: runId, scenario_id: s.id, step_key: stepKey, testcase_id: testcaseIds[i], status: "success",
+    run_id: runId, scenario_id: s.id, step_key: stepKey, [field]: ids[i], status: "success",
   })));
   return made;
 }
@@ -141,6 +149,39 @@ export async function addTestcases(
   const missing = unique.filter((id) => !known.has(id));
   if (missing.length) throw notFound(`Testcases not found: ${missing.join(", ")}`);
   await addScenarios(tx, scope, found.run.id as string, TESTCASES_STEP, unique);
+  return queueId;
+}
+
+// A trace id as OTLP spells it (32 hex digits) or as a UUID; spans store the UUID, hosted invocations the hex.
+const TRACE_ID = /^[0-9a-f]{32}$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const hexOf = (id: string) => id.replaceAll("-", "").toLowerCase();
+
+/**
+ * Sends traces to a `traces` queue: each becomes a scenario whose input names the trace (400 for another kind of
+ * queue or a malformed id, 404 for a trace the project does not hold, 409 for a closed run).
+ */
+export async function addTraces(
+  tx: Queryable, scope: Scope, queueId: string, traceIds: string[],
+): Promise<string | null> {
+  const found = await loadQueue(tx, scope, queueId);
+  if (!found) return null;
+  if (queueKind(found.run) !== "traces") {
+    throw refused(
+      "Cannot add traces to a queue whose scenarios come from another source. Create a traces queue instead.",
+    );
+  }
+  const malformed = traceIds.find((id) => !TRACE_ID.test(id));
+  if (malformed) throw refused(`${JSON.stringify(malformed)} is not a trace id (32 hex digits or a UUID)`);
+  await assertOpenRuns(tx, scope, [found.run.id as string]);
+  const unique = [...new Set(traceIds.map(hexOf))];
+  const known = new Set((await tx.query<{ id: string }>(
+    `SELECT replace(trace_id::text, '-', '') AS id FROM spans WHERE project_id = $1 AND trace_id = ANY($2::uuid[])
+     UNION SELECT trace_id FROM traces WHERE project_id = $1 AND trace_id = ANY($3::text[])`,
+    [scope.projectId, unique, unique],
+  )).map((r) => r.id));
+  const missing = unique.filter((id) => !known.has(id));
+  if (missing.length) throw notFound(`Traces not found: ${missing.join(", ")}`);
+  await addScenarios(tx, scope, found.run.id as string, TRACES_STEP, unique, "trace_id");
   return queueId;
 }
 
@@ -168,6 +209,7 @@ export async function deleteSimpleQueue(tx: Queryable, scope: Scope, queueId: st
 export function queueKind(run: Row): SimpleQueueKind | null {
   const steps = ((run.data as { steps?: RunStep[] } | null)?.steps ?? []);
   if (steps.some((s) => s.key === TESTCASES_STEP && s.type === "input")) return "testcases";
+  if (steps.some((s) => s.key === TRACES_STEP && s.type === "input")) return "traces";
   if (steps.some((s) => s.type === "input" && s.references.testset_revision)) return "testsets";
   return null;
 }

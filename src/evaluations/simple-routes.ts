@@ -113,21 +113,27 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     return { count: rows.length, results: rows };
   });
   app.post("/simple/evaluations/:evaluation_id/process", {
-    schema: { tags, summary: "Invoke a slice of an evaluation again (missing or failed cells; all with overwrite)", params: Id, body: ProcessBody },
-    config: documentationOnly({ response: { 202: NoBody("Accepted: batches are queued; follow the evaluation's progress") } }),
+    schema: {
+      tags, summary: "Invoke a slice of an evaluation again (missing or failed cells; all with overwrite)", params: Id,
+      body: ProcessBody,
+    },
+    config: documentationOnly({ response: { 202: NoBody("Accepted: batches are queued; follow the evaluation") } }),
   }, async (req, reply) => {
-    await db.transaction((tx) => processSlice(tx, req.scope, (req.params as Body).evaluation_id, req.body as RunSlice, batchSize));
+    const runId = (req.params as Body).evaluation_id;
+    await db.transaction((tx) => processSlice(tx, req.scope, runId, req.body as RunSlice, batchSize));
     return reply.status(202).send();
   });
   app.post("/simple/evaluations/:evaluation_id/prune", {
     schema: { tags, summary: "Delete the results in a slice of an evaluation", params: Id, body: SliceBody },
-    config: documentationOnly({ response: { 204: NoBody("The slice's results are deleted and the metrics recomputed") } }),
+    config: documentationOnly({ response: { 204: NoBody("The slice's results are deleted, the metrics recomputed") } }),
   }, async (req, reply) => {
     await db.transaction((tx) => pruneSlice(tx, req.scope, (req.params as Body).evaluation_id, req.body as RunSlice));
     return reply.status(204).send();
   });
   app.post("/simple/evaluations/:evaluation_id/scenarios/remove", {
-    schema: { tags, summary: "Remove scenarios of an evaluation with their results", params: Id, body: RemoveScenariosBody },
+    schema: {
+      tags, summary: "Remove scenarios of an evaluation with their results", params: Id, body: RemoveScenariosBody,
+    },
     config: documentationOnly({ response: { 204: NoBody("The scenarios and their results are deleted") } }),
   }, async (req, reply) => {
     const { scenario_ids } = req.body as Body;
@@ -138,7 +144,8 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     schema: { tags, summary: "Set how many times each scenario of an evaluation runs", params: Id, body: RepeatsBody },
     config: answers(oneOf("run", RunRecord)),
   }, async (req) => {
-    const run = await db.transaction((tx) => setRepeats(tx, req.scope, (req.params as Body).evaluation_id, (req.body as Body).repeats));
+    const runId = (req.params as Body).evaluation_id;
+    const run = await db.transaction((tx) => setRepeats(tx, req.scope, runId, (req.body as Body).repeats));
     return { count: run ? 1 : 0, run: run ?? null };
   });
   app.post("/evaluations/runs/compare", {
@@ -146,7 +153,8 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     config: answers(Type.Object({ count: Type.Integer(), comparison: FreeObject }, { additionalProperties: true })),
   }, async (req) => {
     const { run_ids, limit, offset } = req.body as Body;
-    return { count: 1, comparison: await compareRuns(db, req.scope, run_ids, { limit: limit ?? undefined, offset: offset ?? undefined }) };
+    const page = { limit: limit ?? undefined, offset: offset ?? undefined };
+    return { count: 1, comparison: await compareRuns(db, req.scope, run_ids, page) };
   });
   app.get("/simple/evaluations/:evaluation_id/progress", {
     schema: { tags, summary: "How far an evaluation has come (Tessera)", params: Id },

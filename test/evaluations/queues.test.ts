@@ -149,6 +149,51 @@ describe("annotation queues from testcases (POST /simple/queues/)", () => {
     expect((await p.ok("GET", `/simple/queues/${queue.id}`)).count).toBe(0);
   });
 
+  it("annotates traces: a traces queue takes stored traces, sent over OTLP or hosted, each as a scenario", async () => {
+    const judge = await humanEvaluator("trace-review");
+    const queue = (await p.ok("POST", "/simple/queues/", {
+      queue: { name: "traces", data: { kind: "traces", evaluators: [judge.revision_id] } },
+    })).queue;
+    expect(queue.data.kind).toBe("traces");
+    const run = (await p.ok("GET", `/evaluations/runs/${queue.run_id}`)).run;
+    expect(run.flags).toMatchObject({ has_traces: true, has_human: true, is_queue: true });
+
+    // One trace sent over OTLP/JSON, one from a hosted invocation.
+    const sent = "5b8efff798038103d269b633813fc60c";
+    const otlp = { resourceSpans: [{ scopeSpans: [{ spans: [{
+      traceId: sent, spanId: "eee19b7ec3c1b174", name: "chat", kind: 2,
+      startTimeUnixNano: "1764201600000000000", endTimeUnixNano: "1764201601000000000",
+    }] }] }] };
+    const ingested = await p.call("POST", "/otlp/v1/traces", JSON.stringify(otlp), { "content-type": "application/json" });
+    expect(ingested.statusCode).toBe(200);
+    const echo = (await p.ok("POST", "/simple/applications/", {
+      application: { slug: "trace-echo", data: { uri: "agenta:custom:mock:v0", parameters: { key: "echo" } } },
+    })).application;
+    const invoked = await server.app.inject({
+      method: "POST", url: `${new URL(echo.data.url).pathname}/invoke`, headers: { authorization: `ApiKey ${p.key}` },
+      payload: { data: { inputs: { q: "hi" } } },
+    });
+    const hosted = invoked.json().trace_id as string;
+
+    const send = (traceIds: string[], id = queue.id) => p.call("POST", `/simple/queues/${id}/traces/`, { trace_ids: traceIds });
+    const both = await send([sent, hosted]);
+    expect(both.json(), both.body).toEqual({ count: 1, queue_id: queue.id });
+    const inputs = await results(queue.run_id, "traces");
+    expect(inputs.map((r: any) => r.trace_id).sort()).toEqual([sent, hosted].sort());
+    expect(await assigned(queue.id)).toHaveLength(2);
+
+    const unknown = await send(["0123456789abcdef0123456789abcdef"]);
+    expect(unknown.statusCode).toBe(404);
+    expect((await send(["trace-1"])).json().detail.message).toMatch(/is not a trace id/);
+    const other = await server.project();
+    expect((await other.call("POST", `/simple/queues/${queue.id}/traces/`, { trace_ids: [sent] })).json().count).toBe(0);
+    const testcases = (await p.ok("POST", "/simple/queues/", {
+      queue: { data: { kind: "testcases", evaluators: [judge.revision_id] } },
+    })).queue;
+    expect((await send([sent], testcases.id)).json().detail.message).toMatch(/^Cannot add traces to a queue whose scenarios/);
+    expect((await sendTestcases(queue.id, [uuidv7()])).statusCode).toBe(400);
+  });
+
   it("refuses queues without a human evaluator, with unsupported sources or unknown testcases", async () => {
     const judge = await humanEvaluator("strict");
     const auto = await createSimple({ kind: "testcases", evaluators: { [judge.revision_id]: "auto" } });
@@ -158,9 +203,9 @@ describe("annotation queues from testcases (POST /simple/queues/)", () => {
     const none = await createSimple({ kind: "testcases" });
     expect(none.statusCode).toBe(200);
     expect(none.json()).toMatchObject({ count: 0, queue: null });
-    const traces = await createSimple({ kind: "traces", evaluators: [judge.revision_id] });
-    expect(traces.statusCode).toBe(400);
-    expect(traces.json().detail.message).toMatch(/^Traces queues are not supported/);
+    const queries = await createSimple({ kind: "queries", evaluators: [judge.revision_id] });
+    expect(queries.statusCode).toBe(400);
+    expect(queries.json().detail.message).toMatch(/^Queries-backed queues are not supported/);
     const noSource = await createSimple({ kind: "testsets", evaluators: [judge.revision_id] });
     expect(noSource.statusCode).toBe(400);
     expect(noSource.json().detail.message).toMatch(/needs data.testsets/);

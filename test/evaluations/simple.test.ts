@@ -255,6 +255,19 @@ describe("server-run evaluations (POST /simple/evaluations/)", () => {
     expect(await progress(id)).toMatchObject({ scenarios: 2, succeeded: 2, pending: 0 });
   });
 
+  it("makes a run with a human evaluator a queue: its default queue holds it for annotation", async () => {
+    const ts = await testset("human-rows", [{ q: "a" }]);
+    const judge = (await p.ok("POST", "/simple/evaluators/", {
+      evaluator: { slug: "human-judge", data: { uri: "agenta:custom:mock:v0", parameters: { key: "pass" } } },
+    })).evaluator;
+    const created = await p.ok("POST", "/simple/evaluations/", {
+      evaluation: { data: { status: "running", testset_steps: [ts.revision_id], evaluator_steps: { [judge.revision_id]: "human" } } },
+    });
+    expect(created.evaluation.flags).toMatchObject({ has_human: true, has_testsets: true, is_queue: true });
+    const queue = (await p.ok("GET", `/evaluations/runs/${created.evaluation.id}/queues/default`)).queue;
+    expect(queue).toMatchObject({ run_id: created.evaluation.id, flags: { is_default: true } });
+  });
+
   it("compares two runs: metric deltas, and the testcases whose results changed", async () => {
     const { ts, app, judge } = await fixture("compare");
     const fixed = await p.ok("POST", "/applications/revisions/commit", {

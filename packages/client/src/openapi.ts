@@ -14740,7 +14740,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Accepted: batches are queued; follow the evaluation's progress */
+                /** @description Accepted: batches are queued; follow the evaluation */
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -14855,7 +14855,7 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description The slice's results are deleted and the metrics recomputed */
+                /** @description The slice's results are deleted, the metrics recomputed */
                 204: {
                     headers: {
                         [name: string]: unknown;
@@ -16336,6 +16336,67 @@ export interface paths {
                 content: {
                     "application/json": {
                         testcase_ids: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            queue_id: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queues/{queue_id}/traces/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send traces to a queue */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    queue_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        trace_ids: string[];
                     } & {
                         [key: string]: unknown;
                     };
