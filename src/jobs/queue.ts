@@ -89,7 +89,7 @@ export async function claim<P = unknown>(
   return rows.map(toJob<P>);
 }
 
-/** A job's project in the claim's turns (migration 024 indexes it): the nil uuid stands for "no project". */
+/** A job's project in the claim's turns (migration 025 indexes it): the nil uuid stands for "no project". */
 const OWNER = "coalesce(project_id, '00000000-0000-0000-0000-000000000000')";
 
 /*
