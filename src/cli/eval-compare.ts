@@ -19,7 +19,8 @@ Options:
 --json prints the server's comparison.
 ${CONNECTION_HELP}`,
   async run(args) {
-    const { values, positionals: given } = parseClientArgs(args, { limit: { type: "string" }, offset: { type: "string" } });
+    const options = { limit: { type: "string" }, offset: { type: "string" } } as const;
+    const { values, positionals: given } = parseClientArgs(args, options);
     const ids = positionals(given, "RUN_A", "RUN_B", ...Array.from({ length: Math.max(0, given.length - 2) }, (_, i) => `RUN${i + 3}?`));
     const limit = Number(values.limit ?? 20);
     const { client } = openClient(values);
@@ -36,7 +37,8 @@ ${CONNECTION_HELP}`,
     process.stdout.write(formatTable(header, rows));
     const s = comparison.scenarios;
     process.stdout.write(`\n${s.matched} testcases in every run, ${s.unmatched} not; ${s.changed_count} changed`);
-    const shown = s.changed.length < s.changed_count ? ` (${s.changed.length} listed from the ${ordinal(offset + 1)})` : "";
+    const partial = s.changed.length < s.changed_count;
+    const shown = partial ? ` (${s.changed.length} listed from the ${ordinal(offset + 1)})` : "";
     process.stdout.write(s.changed.length ? `${shown}:\n` : ".\n");
     for (const change of s.changed) process.stdout.write(`  ${change.testcase_id}  ${change.steps.map((st: { artifact: string }) => st.artifact).join(", ")}\n`);
     if (s.next_offset !== null) process.stdout.write(`More with --offset ${s.next_offset}.\n`);
@@ -44,5 +46,6 @@ ${CONNECTION_HELP}`,
   },
 });
 
-const ordinal = (n: number) => `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
+const ordinal = (n: number) =>
+  `${n}${n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
 const signed = (v: number | null) => (v === null ? "-" : `${v > 0 ? "+" : ""}${formatValue(v)}`);

@@ -10,7 +10,8 @@ import { createQueues, deleteQueues, editQueue, queueScenarios, usersOf, withUse
 import { idOf, idsOf, manyOf, oneOf, QueueRecord, ScenarioRecord, SimpleQueueRecord } from "./record-schemas.ts";
 import * as s from "./schemas.ts";
 import {
-  addTestcases, addTraces, createSimpleQueue, deleteSimpleQueue, loadQueue, queueKind, simpleQueueRecord, type SimpleQueueInput,
+  addTestcases, addTraces, createSimpleQueue, deleteSimpleQueue, loadQueue, queueKind, simpleQueueRecord,
+  type SimpleQueueInput,
 } from "./simple-queues.ts";
 import { queues, runs } from "./tables.ts";
 
@@ -69,7 +70,8 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   });
   const defaultOf = doc("Fetch a run's default queue", oneOf("queue", QueueRecord), { params: IdParam("run_id") });
   app.get("/evaluations/runs/:run_id/queues/default", defaultOf, async (req) => {
-    const page = await queryRows(db, req.scope, queues, { run_id: (req.params as Body).run_id, flags: { is_default: true } }, null);
+    const filter = { run_id: (req.params as Body).run_id, flags: { is_default: true } };
+    const page = await queryRows(db, req.scope, queues, filter, null);
     return one("queue", page.items[0]);
   });
   const editOne = doc("Edit a queue", oneOf("queue", QueueRecord), { params: QueueParam, body: s.QueueEditBody });

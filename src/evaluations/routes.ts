@@ -79,7 +79,8 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     return one("run", (await fetchRows(db, req.scope, runs, [(req.params as Body).run_id]))[0]);
   });
   app.patch("/evaluations/runs/:run_id", { schema: { tags, summary: "Edit a run", params: IdParam("run_id"), body: s.RunEditBody }, config: answersOne("run") }, async (req) => {
-    return one("run", await db.transaction((tx) => editRun(tx, req.scope, (req.params as Body).run_id, (req.body as Body).run)));
+    const { run_id } = req.params as Body;
+    return one("run", await db.transaction((tx) => editRun(tx, req.scope, run_id, (req.body as Body).run)));
   });
   app.delete("/evaluations/runs/:run_id", { schema: { tags, summary: "Delete a run", params: IdParam("run_id") }, config: answersId("run_id") }, async (req) => {
     const [id] = await deleteRuns(db, req.scope, [(req.params as Body).run_id]);
@@ -179,10 +180,14 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
     return many("metrics", page.items, page.windowing);
   });
   // The reference answers a metric by id as a list, and its deletion with the list of ids.
-  app.get("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Fetch metrics", params: IdParam("metrics_id") }, config: answersMany("metrics") }, async (req) => {
+  app.get("/evaluations/metrics/:metrics_id", {
+    schema: { tags, summary: "Fetch metrics", params: IdParam("metrics_id") }, config: answersMany("metrics"),
+  }, async (req) => {
     return many("metrics", await fetchRows(db, req.scope, metrics, [(req.params as Body).metrics_id]));
   });
-  app.delete("/evaluations/metrics/:metrics_id", { schema: { tags, summary: "Delete metrics", params: IdParam("metrics_id") }, config: answersIds("metrics_ids") }, async (req) => {
+  app.delete("/evaluations/metrics/:metrics_id", {
+    schema: { tags, summary: "Delete metrics", params: IdParam("metrics_id") }, config: answersIds("metrics_ids"),
+  }, async (req) => {
     const ids = await deleteInOpenRuns(ctx, req.scope, metrics, [(req.params as Body).metrics_id]);
     return { count: ids.length, metrics_ids: ids };
   });

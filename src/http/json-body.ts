@@ -38,7 +38,8 @@ export function registerJsonBody(app: FastifyInstance): void {
  * the two keys appear in the text as such or escaped (`\u…`). Short plain bodies, such as every
  * retrieve, skip the walk.
  */
-const mayHide = (text: string) => mayBeTooDeep(text) || text.includes("__proto__") || text.includes("constructor") || text.includes("\\u");
+const mayHide = (text: string) =>
+  mayBeTooDeep(text) || text.includes("__proto__") || text.includes("constructor") || text.includes("\\u");
 
 /** One iterative pass over the parsed value (recursion is what this guards against). */
 function inspect(root: unknown): Error | null {

@@ -146,9 +146,15 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     };
     // A commit answers with its revision; large payloads (a testset's rows) only when asked for.
     const commitOptions = (b: Body) => Object.fromEntries(readOptionKeys.map((k) => [k, b[k] ?? opts.commitReadDefaults?.[k]]));
-    app.post(`${P}/revisions/`, { schema: schema(`Create ${n} revision`, { headers: IfMatchHeaders, body: s.revisionCreate, response: { 200: s.one(`${n}_revision`) } }) }, async (req) =>
+    app.post(`${P}/revisions/`, {
+      schema: schema(`Create ${n} revision`, {
+        headers: IfMatchHeaders, body: s.revisionCreate, response: { 200: s.one(`${n}_revision`) },
+      }),
+    }, async (req) =>
       commitBody(req, (req.body as Body)[`${n}_revision`], commitOptions({})));
-    app.post(`${P}/revisions/commit`, { schema: schema(`Commit ${n} revision`, { headers: IfMatchHeaders, body: s.commit, response: { 200: s.one(`${n}_revision`) } }) }, async (req) => {
+    app.post(`${P}/revisions/commit`, {
+      schema: schema(`Commit ${n} revision`, { headers: IfMatchHeaders, body: s.commit, response: { 200: s.one(`${n}_revision`) } }),
+    }, async (req) => {
       const b = req.body as Body;
       const c = b[`${n}_revision_commit`] ?? b[`${n}_revision`];
       if (!c) throw badRequest(`Body must hold ${n}_revision_commit (or ${n}_revision)`);
@@ -260,7 +266,8 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       }, async (req) => {
         const b = req.body as Body;
         if (!b.environment_ref && !b.environment_variant_ref) throw badRequest("environment_ref is required");
-        const deployed = await ctx.db.transaction((tx) => deploy(tx, req.scope, kind, refsOf(b), b.message, expectedLatest(req)));
+        const expected = expectedLatest(req);
+        const deployed = await ctx.db.transaction((tx) => deploy(tx, req.scope, kind, refsOf(b), b.message, expected));
         return retrieved(req, deployed, {});
       });
     }

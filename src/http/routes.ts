@@ -34,7 +34,10 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(kindRoutes(testsets, { data: TestsetDataSchema, delta: TestsetDeltaSchema, readOptions: TestsetReadOptions, commitReadDefaults: { include_testcases: false } }), ctx);
   await app.register(simpleRoutes(testsets, { data: TestsetDataSchema }), ctx);
   await app.register(testsetFileRoutes, ctx);
-  for (const kind of kinds) await app.register(historyRoutes(kind, kinds, kind.family === "workflow" ? workflows : kind), ctx);
+  // Applications and evaluators resolve any workflow revision, as the reference's do.
+  for (const kind of kinds) {
+    await app.register(historyRoutes(kind, kinds, kind.family === "workflow" ? workflows : kind), ctx);
+  }
   await app.register(secretRoutes, ctx);
   await app.register(accountRoutes, ctx);
   await app.register(traceRoutes, ctx);

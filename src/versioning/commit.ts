@@ -59,8 +59,9 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
     [variant.id],
   );
   if (req.expectedLatestId && req.expectedLatestId !== latest?.id) {
-    throw conflict(`${kind.name} variant ${variant.id} has moved on: the commit expected revision ${req.expectedLatestId} `
-      + `to be its latest, but the latest is ${latest ? `${latest.id} (version ${latest.version})` : "none"}`);
+    const actual = latest ? `${latest.id} (version ${latest.version})` : "none";
+    throw conflict(`${kind.name} variant ${variant.id} has moved on: the commit expected revision `
+      + `${req.expectedLatestId} to be its latest, but the latest is ${actual}`);
   }
   const parent = await parentRevision(tx, scope, kind, variant, req.baseRevisionId);
 

@@ -12,7 +12,8 @@ import { environmentRevision, retrieveRevision, type RetrieveRefs, type Retrieve
  * kept). The deployed revision itself is never touched.
  */
 export async function deploy(
-  tx: Queryable, scope: Scope, kind: Kind, refs: RetrieveRefs, message?: string | null, expectedLatestId?: string | null,
+  tx: Queryable, scope: Scope, kind: Kind, refs: RetrieveRefs, message?: string | null,
+  expectedLatestId?: string | null,
 ): Promise<Retrieved> {
   const { revision } = await retrieveRevision(tx, scope, kind, { artifact: refs.artifact, variant: refs.variant, revision: refs.revision });
   const current = await environmentRevision(tx, scope, { ...refs, environmentRevision: null });
@@ -28,7 +29,10 @@ export async function deploy(
   const committed = await commitRevision(tx, scope, environments, {
     variantId: current.variant_id,
     message: message ?? `Deploy ${revision.artifact_slug} v${revision.version} to ${env.slug} under ${key}`,
-    update: (latest) => ({ references: { ...((latest?.data as EnvironmentData | null)?.references ?? {}), [key]: entry } }),
+    update: (latest) => {
+      const references = (latest?.data as EnvironmentData | null)?.references ?? {};
+      return { references: { ...references, [key]: entry } };
+    },
     expectedLatestId,
   });
   return {

@@ -7,4 +7,5 @@ WHERE q.flags @> '{"is_default": true}'
     WHERE o.run_id = q.run_id AND o.flags @> '{"is_default": true}' AND o.id < q.id
   );
 
-CREATE UNIQUE INDEX evaluation_queues_default_per_run ON evaluation_queues (run_id) WHERE flags @> '{"is_default": true}';
+CREATE UNIQUE INDEX evaluation_queues_default_per_run ON evaluation_queues (run_id)
+  WHERE flags @> '{"is_default": true}';
