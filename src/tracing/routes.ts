@@ -7,7 +7,10 @@ import { FreeObject, Nullable } from "../schema-parts.ts";
 import { querySpans, MAX_QUERY_ITEMS, type SpanWindow } from "./query/query-spans.ts";
 import { traceIdToUuid } from "./span.ts";
 import { spanAnswer, traceTrees } from "./span-answer.ts";
-import { spansOfTraces } from "./spans.ts";
+import { normalizeSpan } from "./otlp/normalize.ts";
+import { rollUp } from "./rollup.ts";
+import { jsonSpan } from "./span-ingest.ts";
+import { spansOfTraces, storeSpans } from "./spans.ts";
 
 const Open = { additionalProperties: true } as const;
 const SpanRecord = Type.Object({
@@ -92,6 +95,13 @@ const PreviewSpansQuery = Type.Object({ filtering: Nullable(Filtering), windowin
 const SpansAnswer = Type.Object({
   count: Type.Integer(), spans: Type.Array(SpanRecord), windowing: Type.Optional(WindowAnswer),
 });
+const IngestBody = Type.Object({
+  spans: Type.Array(FreeObject, {
+    description: "Spans in the reference's model: hex `trace_id`, `span_id`, `parent_id`; `start_time`, " +
+      "`end_time` as ISO 8601 or seconds to nanoseconds; attributes nested or dotted",
+  }),
+}, Open);
+const IngestAnswer = Type.Object({ count: Type.Integer({ description: "How many spans were stored" }) });
 type SpansQueryBody = {
   focus?: "trace" | "span" | null; oldest?: unknown; newest?: unknown; next?: unknown; limit?: number | null;
   filter?: unknown; formatting?: { focus?: "trace" | "span" | null } | null; filtering?: unknown;
@@ -130,6 +140,27 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     const traces = traceTrees(await spansOfTraces(ctx.db, req.scope, [traceId]));
     const count = Object.keys(traces).length;
     return count > 0 ? { count, traces } : { count: 0 };
+  });
+
+  app.post("/tracing/spans/ingest", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Ingest spans sent as JSON in the reference's span model",
+      description: "Normalised as OTLP spans are; a span sent again under the same ids replaces the stored one. " +
+        "A span whose ids or times cannot be read is a `400` and nothing is stored.",
+      body: IngestBody,
+    },
+    config: documentationOnly({ response: { 202: IngestAnswer } }),
+  }, async (req, reply) => {
+    const sent = (req.body as { spans: Record<string, unknown>[] }).spans;
+    let spans;
+    try {
+      spans = sent.map((span) => normalizeSpan(jsonSpan(span)));
+    } catch (error) {
+      throw badRequest(`A span cannot be read: ${(error as Error).message}`);
+    }
+    if (spans.length > 0) await storeSpans(ctx.db, req.scope, rollUp(spans));
+    return reply.code(202).send({ count: spans.length });
   });
 
   app.post("/tracing/spans/query", {
