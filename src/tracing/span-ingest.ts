@@ -67,3 +67,21 @@ export function jsonSpan(span: Json): OtelSpan {
     })) ?? null,
   };
 }
+
+/** The spans of the reference's trace body: `{spans: [...]}`, or `{traces: {id: {spans: tree}}}` flattened. */
+export function spansOfTraceBody(body: Json): Json[] {
+  if (Array.isArray(body.spans)) return body.spans.filter(isObject);
+  const found: Json[] = [];
+  const walk = (tree: unknown) => {
+    if (Array.isArray(tree)) tree.forEach(walk);
+    else if (isObject(tree)) {
+      const { spans, ...span } = tree;
+      found.push(span);
+      if (isObject(spans)) Object.values(spans).forEach(walk);
+    }
+  };
+  for (const trace of Object.values(isObject(body.traces) ? body.traces : {})) {
+    if (isObject(trace) && isObject(trace.spans)) Object.values(trace.spans).forEach(walk);
+  }
+  return found;
+}

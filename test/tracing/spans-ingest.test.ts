@@ -63,3 +63,28 @@ describe("POST /tracing/spans/ingest", () => {
     expect((await project.ok("GET", `/tracing/traces/${traceId}`)).count).toBe(0);
   });
 });
+
+describe("POST and DELETE /tracing/traces", () => {
+  it("stores a trace sent as a tree or a list, and deletes it idempotently", async () => {
+    const treeId = randomHex(16);
+    const [root, child] = spans(treeId);
+    const tree = { traces: { [treeId]: { spans: { parent_span: { ...root, spans: { child_span: child } } } } } };
+    const created = await project.call("POST", "/tracing/traces/", tree);
+    expect(created.statusCode).toBe(202);
+    expect(created.json()).toEqual({ count: 2 });
+    const stored = await project.ok("GET", `/tracing/traces/${treeId}`);
+    expect(stored.traces[treeId].spans.parent_span.spans.child_span.span_name).toBe("child_span");
+
+    const listId = randomHex(16);
+    const listed = await project.call("POST", "/tracing/traces/", { spans: [spans(listId)[0]] });
+    expect(listed.json()).toEqual({ count: 1 });
+    const deleted = await project.call("DELETE", `/tracing/traces/${listId}`);
+    expect(deleted.statusCode).toBe(202);
+    expect(deleted.json()).toEqual({ count: 1, links: [{ trace_id: listId, span_id: parent }] });
+    expect((await project.ok("GET", `/tracing/traces/${listId}`)).count).toBe(0);
+    const again = await project.call("DELETE", `/tracing/traces/${listId}`);
+    expect(again.statusCode).toBe(202);
+    expect(again.json()).toEqual({ count: 0, links: [] });
+    expect((await project.ok("GET", `/tracing/traces/${treeId}`)).count).toBe(1);
+  });
+});
