@@ -1,13 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import { Type } from "typebox";
+import type { Scope } from "../accounts/scope.ts";
 import type { AppContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, Nullable } from "../schema-parts.ts";
 import { querySpans, MAX_QUERY_ITEMS, type SpanWindow } from "./query/query-spans.ts";
-import { traceIdToUuid } from "./span.ts";
+import { spanIdHex, traceIdHex, traceIdToUuid } from "./span.ts";
 import { spanAnswer, traceTrees } from "./span-answer.ts";
-import { spansOfTraces } from "./spans.ts";
+import { normalizeSpan } from "./otlp/normalize.ts";
+import { rollUp } from "./rollup.ts";
+import { jsonSpan, spansOfTraceBody } from "./span-ingest.ts";
+import { deleteTrace, spansOfTraces, storeSpans } from "./spans.ts";
 
 const Open = { additionalProperties: true } as const;
 const SpanRecord = Type.Object({
@@ -92,6 +96,25 @@ const PreviewSpansQuery = Type.Object({ filtering: Nullable(Filtering), windowin
 const SpansAnswer = Type.Object({
   count: Type.Integer(), spans: Type.Array(SpanRecord), windowing: Type.Optional(WindowAnswer),
 });
+const IngestBody = Type.Object({
+  spans: Type.Array(FreeObject, {
+    description: "Spans in the reference's model: hex `trace_id`, `span_id`, `parent_id`; `start_time`, " +
+      "`end_time` as ISO 8601 or seconds to nanoseconds; attributes nested or dotted",
+  }),
+}, Open);
+const IngestAnswer = Type.Object({ count: Type.Integer({ description: "How many spans were stored" }) });
+const TraceBody = Type.Object({
+  spans: Type.Optional(Type.Array(FreeObject, { description: "Spans as `/tracing/spans/ingest` takes them" })),
+  traces: Type.Optional(Type.Record(Type.String(), FreeObject, {
+    description: "By trace id: `{spans: {<name>: span}}`, each span's children under its `spans`",
+  })),
+}, Open);
+const DeleteAnswer = Type.Object({
+  count: Type.Integer(),
+  links: Type.Array(Type.Object({ trace_id: Type.String(), span_id: Type.String() }), {
+    description: "The spans deleted",
+  }),
+});
 type SpansQueryBody = {
   focus?: "trace" | "span" | null; oldest?: unknown; newest?: unknown; next?: unknown; limit?: number | null;
   filter?: unknown; formatting?: { focus?: "trace" | "span" | null } | null; filtering?: unknown;
@@ -130,6 +153,53 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     const traces = traceTrees(await spansOfTraces(ctx.db, req.scope, [traceId]));
     const count = Object.keys(traces).length;
     return count > 0 ? { count, traces } : { count: 0 };
+  });
+
+  app.post("/tracing/spans/ingest", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Ingest spans sent as JSON in the reference's span model",
+      description: "Normalised as OTLP spans are; a span sent again under the same ids replaces the stored one. " +
+        "A span whose ids or times cannot be read is a `400` and nothing is stored.",
+      body: IngestBody,
+    },
+    config: documentationOnly({ response: { 202: IngestAnswer } }),
+  }, async (req, reply) => {
+    return reply.code(202).send({ count: await ingest(ctx, req.scope, (req.body as IngestBody).spans) });
+  });
+
+  app.post("/tracing/traces", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Ingest a trace sent as JSON: a list of spans or a tree of them",
+      description: "As `/tracing/spans/ingest`, with the spans as a list (`spans`) or as trees by trace id " +
+        "(`traces`).",
+      body: TraceBody,
+    },
+    config: documentationOnly({ response: { 202: IngestAnswer } }),
+  }, async (req, reply) => {
+    const spans = spansOfTraceBody(req.body as Record<string, unknown>);
+    return reply.code(202).send({ count: await ingest(ctx, req.scope, spans) });
+  });
+
+  app.delete("/tracing/traces/:trace_id", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Delete a trace's spans",
+      description: "Answers the spans deleted; a trace this project does not hold answers `{count: 0, links: []}`.",
+      params: Type.Object({ trace_id: Type.String() }),
+    },
+    config: documentationOnly({ response: { 202: DeleteAnswer } }),
+  }, async (req, reply) => {
+    let traceId: string;
+    try {
+      traceId = traceIdToUuid((req.params as { trace_id: string }).trace_id);
+    } catch {
+      throw badRequest("Invalid trace_id.");
+    }
+    const deleted = await deleteTrace(ctx.db, req.scope, traceId);
+    const links = deleted.map((s) => ({ trace_id: traceIdHex(s.trace_id), span_id: spanIdHex(s.span_id) }));
+    return reply.code(202).send({ count: links.length, links });
   });
 
   app.post("/tracing/spans/query", {
@@ -173,4 +243,18 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     });
     return { count: spans.length, spans: spans.map(spanAnswer), ...(next ? { windowing: next } : {}) };
   });
+}
+
+type IngestBody = { spans: Record<string, unknown>[] };
+
+/** Normalises and stores JSON spans; how many were stored. */
+async function ingest(ctx: AppContext, scope: Scope, sent: Record<string, unknown>[]): Promise<number> {
+  let spans;
+  try {
+    spans = sent.map((span) => normalizeSpan(jsonSpan(span)));
+  } catch (error) {
+    throw badRequest(`A span cannot be read: ${(error as Error).message}`);
+  }
+  if (spans.length > 0) await storeSpans(ctx.db, scope, rollUp(spans));
+  return spans.length;
 }

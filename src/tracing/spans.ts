@@ -91,3 +91,13 @@ export async function spansOfTraces(db: Queryable, scope: Scope, traceIds: strin
   );
   return storedSpans(rows);
 }
+
+/** Deletes the caller's trace `traceId` (a uuid); the ids of the spans it had, none when it held none. */
+export async function deleteTrace(
+  db: Queryable, scope: Scope, traceId: string,
+): Promise<{ trace_id: string; span_id: string }[]> {
+  return await db.query(
+    "DELETE FROM spans WHERE project_id = $1 AND trace_id = $2 RETURNING trace_id::text, span_id::text",
+    [scope.projectId, traceId],
+  ) as { trace_id: string; span_id: string }[];
+}

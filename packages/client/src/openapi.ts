@@ -20794,6 +20794,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tracing/spans/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest spans sent as JSON in the reference's span model
+         * @description Normalised as OTLP spans are; a span sent again under the same ids replaces the stored one. A span whose ids or times cannot be read is a `400` and nothing is stored.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Spans in the reference's model: hex `trace_id`, `span_id`, `parent_id`; `start_time`, `end_time` as ISO 8601 or seconds to nanoseconds; attributes nested or dotted */
+                        spans: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description How many spans were stored */
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tracing/spans/query": {
         parameters: {
             query?: never;
@@ -20995,6 +21058,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tracing/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest a trace sent as JSON: a list of spans or a tree of them
+         * @description As `/tracing/spans/ingest`, with the spans as a list (`spans`) or as trees by trace id (`traces`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Spans as `/tracing/spans/ingest` takes them */
+                        spans?: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description By trace id: `{spans: {<name>: span}}`, each span's children under its `spans` */
+                        traces?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description How many spans were stored */
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tracing/traces/{trace_id}": {
         parameters: {
             query?: never;
@@ -21128,7 +21260,49 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a trace's spans
+         * @description Answers the spans deleted; a trace this project does not hold answers `{count: 0, links: []}`.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            /** @description The spans deleted */
+                            links: {
+                                span_id: string;
+                                trace_id: string;
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

@@ -25,11 +25,13 @@ export interface OtelSpan {
 /** How ids are written: base64 in the protobuf's plain object, hex in OTLP/JSON. */
 export type IdEncoding = "base64" | "hex";
 
-const SPAN_KINDS = [
+/** The span kinds OTLP names. */
+export const SPAN_KINDS = [
   "SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER", "SPAN_KIND_CLIENT", "SPAN_KIND_PRODUCER",
   "SPAN_KIND_CONSUMER",
 ];
-const STATUS_CODES = ["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"];
+/** The status codes OTLP names. */
+export const STATUS_CODES = ["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"];
 
 type Json = Record<string, unknown>;
 const list = (value: unknown): Json[] => (Array.isArray(value) ? value.filter(isObject) : []);
