@@ -169,7 +169,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt("8. evaluations (PGlite)", EVALUATION_GOALS, () => evaluationLines("PGlite", api, server, llm, ...evaluationRows));
       await attempt(turnsName("PGlite"), "< 5 s", () => projectTurnsLine(turnsName("PGlite"), server, TURNS_ROWS));
       await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
-      await attempt(uploadNeighbourName("PGlite"), "no read > 1 s", () => uploadNeighbourLine(server.url, "PGlite", seconds));
+      await attempt(uploadNeighbourName("PGlite"), "no read > 1 s", () =>
+        uploadNeighbourLine(server.url, "PGlite", seconds));
     } finally {
       await server.stop();
     }
@@ -196,7 +197,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
       await attempt("8. evaluations (PostgreSQL)", EVALUATION_GOALS, () => evaluationLines("PostgreSQL", api, server, llm, ...evaluationRows));
-      await attempt(uploadNeighbourName("PostgreSQL"), "≤ 2", () => uploadNeighbourLine(server.url, "PostgreSQL", seconds));
+      await attempt(uploadNeighbourName("PostgreSQL"), "≤ 2", () =>
+        uploadNeighbourLine(server.url, "PostgreSQL", seconds));
       await attempt(turnsName("PostgreSQL"), "< 5 s", () =>
         projectTurnsLine(turnsName("PostgreSQL"), server, TURNS_ROWS));
       await attempt("9. console in Chromium (PostgreSQL)", "< 1 s; < 500 ms", () => consoleLines(api, server, bigRows, fixtures.get(bigRows), quick ? 3 : 5));

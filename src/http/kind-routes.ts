@@ -153,7 +153,9 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     }, async (req) =>
       commitBody(req, (req.body as Body)[`${n}_revision`], commitOptions({})));
     app.post(`${P}/revisions/commit`, {
-      schema: schema(`Commit ${n} revision`, { headers: IfMatchHeaders, body: s.commit, response: { 200: s.one(`${n}_revision`) } }),
+      schema: schema(`Commit ${n} revision`, {
+        headers: IfMatchHeaders, body: s.commit, response: { 200: s.one(`${n}_revision`) },
+      }),
     }, async (req) => {
       const b = req.body as Body;
       const c = b[`${n}_revision_commit`] ?? b[`${n}_revision`];

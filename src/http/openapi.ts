@@ -93,7 +93,7 @@ export function documentationOnly(extra: { body?: object; consumes?: string[]; r
   };
 }
 
-/** OpenAPI 3.2 generated from the route schemas, served at /api/openapi.json, with a browsable reference at /api/docs. */
+/** OpenAPI 3.2 from the route schemas, served at /api/openapi.json, with a browsable reference at /api/docs. */
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {

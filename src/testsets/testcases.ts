@@ -179,14 +179,16 @@ export class TestcaseWriter {
  * `columns`, when given, counts the data columns of the rows.
  */
 export async function storeTestcases(
-  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>, columns?: ColumnCounts,
+  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>,
+  columns?: ColumnCounts,
 ): Promise<string[]> {
   return unpackIds((await storePackedTestcases(tx, scope, testsetId, rows, columns)).bytes);
 }
 
 /** `storeTestcases` with the ids packed; with `list`, each batch's ids also go on to it once stored. */
 export async function storePackedTestcases(
-  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>, columns?: ColumnCounts, list?: IdListWriter,
+  tx: Queryable, scope: Scope, testsetId: string, rows: AsyncIterable<TestcaseInput> | Iterable<TestcaseInput>,
+  columns?: ColumnCounts, list?: IdListWriter,
 ): Promise<PackedIds> {
   const dedup = new DedupIds();
   const ids = new PackedIds();
@@ -243,7 +245,9 @@ export function identifyTestcase(row: TestcaseInput, testsetId: string, dedup: D
  * A row that names an id (`__id__`, or `id` in JSON) keeps it when that testcase of this testset holds
  * exactly this data (ids made with a salt, or by another system); an edited row gets a new id.
  */
-async function keepClaimedIds(tx: Queryable, scope: Scope, testsetId: string, ids: PackedIds, batch: PendingTestcase[]) {
+async function keepClaimedIds(
+  tx: Queryable, scope: Scope, testsetId: string, ids: PackedIds, batch: PendingTestcase[],
+) {
   const claimed = batch.filter((r) => r.claimed);
   for (let i = 0; i < claimed.length; i += BATCH) {
     const slice = claimed.slice(i, i + BATCH);

@@ -130,6 +130,15 @@ function filterOf(body: SpansQueryBody): unknown {
   }
 }
 
+/** The trace id a path names, as stored (a UUID); 400 when it is not one. */
+function traceIdOf(params: { trace_id: string }): string {
+  try {
+    return traceIdToUuid(params.trace_id);
+  } catch {
+    throw badRequest("Invalid trace_id.");
+  }
+}
+
 /**
  * The reference's tracing router (a trace by id, the span query) and its preview `/spans/query`, over the spans
  * OTLP ingestion stores.
@@ -144,12 +153,7 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     config: documentationOnly({ response: { 200: TracingAnswer } }),
   }, async (req) => {
-    let traceId: string;
-    try {
-      traceId = traceIdToUuid((req.params as { trace_id: string }).trace_id);
-    } catch {
-      throw badRequest("Invalid trace_id.");
-    }
+    const traceId = traceIdOf(req.params as { trace_id: string });
     const traces = traceTrees(await spansOfTraces(ctx.db, req.scope, [traceId]));
     const count = Object.keys(traces).length;
     return count > 0 ? { count, traces } : { count: 0 };
@@ -191,12 +195,7 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     },
     config: documentationOnly({ response: { 202: DeleteAnswer } }),
   }, async (req, reply) => {
-    let traceId: string;
-    try {
-      traceId = traceIdToUuid((req.params as { trace_id: string }).trace_id);
-    } catch {
-      throw badRequest("Invalid trace_id.");
-    }
+    const traceId = traceIdOf(req.params as { trace_id: string });
     const deleted = await deleteTrace(ctx.db, req.scope, traceId);
     const links = deleted.map((s) => ({ trace_id: traceIdHex(s.trace_id), span_id: spanIdHex(s.span_id) }));
     return reply.code(202).send({ count: links.length, links });
