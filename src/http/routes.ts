@@ -4,7 +4,8 @@ import { keyRoutes } from "../accounts/key-routes.ts";
 import { catalogRoutes } from "../catalog/routes.ts";
 import type { AppContext } from "../context.ts";
 import { environments } from "../kinds/environments.ts";
-import { EnvironmentDataSchema, EnvironmentDeltaSchema, WorkflowDataSchema, WorkflowDeltaSchema } from "../kinds/schemas.ts";
+import { EnvironmentDataSchema, EnvironmentDeltaSchema, QueryDataSchema, WorkflowDataSchema, WorkflowDeltaSchema } from "../kinds/schemas.ts";
+import { queries } from "../kinds/queries.ts";
 import { testsets } from "../kinds/testsets.ts";
 import { applications, evaluators, workflows } from "../kinds/workflows.ts";
 import { testsetFileRoutes } from "../testsets/routes.ts";
@@ -34,10 +35,13 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(kindRoutes(testsets, { data: TestsetDataSchema, delta: TestsetDeltaSchema, readOptions: TestsetReadOptions, commitReadDefaults: { include_testcases: false } }), ctx);
   await app.register(simpleRoutes(testsets, { data: TestsetDataSchema }), ctx);
   await app.register(testsetFileRoutes, ctx);
+  await app.register(kindRoutes(queries, { data: QueryDataSchema, delta: null }), ctx);
+  await app.register(simpleRoutes(queries, { data: QueryDataSchema, emptyWhenMissing: true }), ctx);
   // Applications and evaluators resolve any workflow revision, as the reference's do.
   for (const kind of kinds) {
     await app.register(historyRoutes(kind, kinds, kind.family === "workflow" ? workflows : kind), ctx);
   }
+  await app.register(historyRoutes(queries, [queries], queries), ctx);
   await app.register(secretRoutes, ctx);
   await app.register(accountRoutes, ctx);
   await app.register(traceRoutes, ctx);

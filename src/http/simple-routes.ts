@@ -4,12 +4,15 @@ import type { AppContext } from "../context.ts";
 import type { Kind, ReadContext } from "../versioning/kind.ts";
 import { archiveSimple, createSimple, editSimple, getSimple, querySimple } from "../versioning/simple.ts";
 import { setGuarded } from "../versioning/lifecycle.ts";
+import { HttpError } from "../errors.ts";
 import { FreeObject, IdParam, Nullable, Reference, Uuid, WindowingSchema } from "../schema-parts.ts";
 
 export interface SimpleRouteOptions {
   data: TSchema;
   /** Simple environments can be guarded: a guarded environment refuses deploys and commits. */
   guard?: boolean;
+  /** Fetching an unknown id answers 200 `{count: 0}` instead of 404 (the reference's answer for queries). */
+  emptyWhenMissing?: boolean;
 }
 
 const Strict = { additionalProperties: false } as const;
@@ -44,8 +47,16 @@ export function simpleRoutes(kind: Kind, opts: SimpleRouteOptions) {
       const id = await ctx.db.transaction((tx) => createSimple(tx, req.scope, kind, input, ctx.config));
       return respond(req.scope, id);
     });
-    app.get(`${P}/:${n}_id`, { schema: { tags, summary: `Fetch simple ${n}`, params: IdParam(`${n}_id`), response: { 200: one } } }, async (req) =>
-      respond(req.scope, (req.params as any)[`${n}_id`]));
+    app.get(`${P}/:${n}_id`, {
+      schema: { tags, summary: `Fetch simple ${n}`, params: IdParam(`${n}_id`), response: { 200: one } },
+    }, async (req) => {
+      const id = (req.params as any)[`${n}_id`];
+      if (!opts.emptyWhenMissing) return respond(req.scope, id);
+      return respond(req.scope, id).catch((error) => {
+        if (error instanceof HttpError && error.statusCode === 404) return { count: 0 };
+        throw error;
+      });
+    });
     app.put(`${P}/:${n}_id`, { schema: { tags, summary: `Edit simple ${n}`, params: IdParam(`${n}_id`), body: edit, response: { 200: one } } }, async (req) => {
       const id = (req.params as any)[`${n}_id`];
       await ctx.db.transaction((tx) => editSimple(tx, req.scope, kind, id, (req.body as any)[n], ctx.config));

@@ -13,7 +13,7 @@ export interface Kind {
   /** Wire name, plural and path segment: `applications`. */
   plural: string;
   /** Storage family: applications, evaluators and workflows are all workflows. */
-  family: "workflow" | "environment" | "testset";
+  family: "workflow" | "environment" | "testset" | "query";
   /** Field prefixes accepted in requests, besides the generic ones (`application_id`, `workflow_id`…). */
   aliases: string[];
   /** Flags every artifact of this kind carries; queries of the kind filter on them. */

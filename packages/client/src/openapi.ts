@@ -12593,6 +12593,2459 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create query */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query: {
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            folder_id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            slug?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/{query_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch query */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /** Edit query */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query: {
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/{query_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive query */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/{query_id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unarchive query */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query queries */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        include_archived?: boolean | null;
+                        query?: {
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            folder_id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            search?: string | null;
+                            slug?: string | null;
+                            slugs?: string[] | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        query_refs?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        }[] | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            queries: ({
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create query revision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query_revision: {
+                            artifact_id?: string | null;
+                            base_revision_id?: string | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            message?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            query_id?: string | null;
+                            query_revision_id?: string | null;
+                            query_variant_id?: string | null;
+                            revision_id?: string | null;
+                            slug?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            variant_id?: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/{query_revision_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch query revision */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_revision_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /** Edit query revision metadata */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_revision_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query_revision: {
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/{query_revision_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive query revision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_revision_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/{query_revision_id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unarchive query revision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_revision_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/commit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Commit query revision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    "if-match"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query_revision?: {
+                            artifact_id?: string | null;
+                            base_revision_id?: string | null;
+                            data?: {
+                                filtering?: {
+                                    /** @description Conditions, or nested filterings */
+                                    conditions?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    operator?: ("and" | "or" | "not" | "nand" | "nor") | null;
+                                } | null;
+                                formatting?: {
+                                    focus?: string | null;
+                                    format?: string | null;
+                                } | null;
+                                trace_ids?: string[] | null;
+                                traces?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                windowing?: {
+                                    interval?: number | null;
+                                    limit?: number | null;
+                                    newest?: (string | number) | null;
+                                    next?: string | null;
+                                    oldest?: (string | number) | null;
+                                    order?: ("ascending" | "descending") | null;
+                                    rate?: number | null;
+                                } | null;
+                            } | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            message?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            query_id?: string | null;
+                            query_revision_id?: string | null;
+                            query_variant_id?: string | null;
+                            revision_id?: string | null;
+                            slug?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            variant_id?: string | null;
+                        };
+                        query_revision_commit?: {
+                            artifact_id?: string | null;
+                            base_revision_id?: string | null;
+                            data?: {
+                                filtering?: {
+                                    /** @description Conditions, or nested filterings */
+                                    conditions?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    operator?: ("and" | "or" | "not" | "nand" | "nor") | null;
+                                } | null;
+                                formatting?: {
+                                    focus?: string | null;
+                                    format?: string | null;
+                                } | null;
+                                trace_ids?: string[] | null;
+                                traces?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                windowing?: {
+                                    interval?: number | null;
+                                    limit?: number | null;
+                                    newest?: (string | number) | null;
+                                    next?: string | null;
+                                    oldest?: (string | number) | null;
+                                    order?: ("ascending" | "descending") | null;
+                                    rate?: number | null;
+                                } | null;
+                            } | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            message?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            query_id?: string | null;
+                            query_revision_id?: string | null;
+                            query_variant_id?: string | null;
+                            revision_id?: string | null;
+                            slug?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                            variant_id?: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Diff two query revisions */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        base: {
+                            id?: string | null;
+                            query_variant_ref?: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            } | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        };
+                        target: {
+                            id?: string | null;
+                            query_variant_ref?: {
+                                id?: string | null;
+                                slug?: string | null;
+                                version?: (string | number) | null;
+                            } | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            diff: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log of a query variant, newest first */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query?: {
+                            artifact_id?: string | null;
+                            depth?: number | null;
+                            query_id?: string | null;
+                            query_revision_id?: string | null;
+                            query_variant_id?: string | null;
+                            revision_id?: string | null;
+                            variant_id?: string | null;
+                        };
+                        query_revision?: {
+                            artifact_id?: string | null;
+                            depth?: number | null;
+                            query_id?: string | null;
+                            query_revision_id?: string | null;
+                            query_variant_id?: string | null;
+                            revision_id?: string | null;
+                            variant_id?: string | null;
+                        };
+                        query_revisions?: {
+                            artifact_id?: string | null;
+                            depth?: number | null;
+                            query_id?: string | null;
+                            query_revision_id?: string | null;
+                            query_variant_id?: string | null;
+                            revision_id?: string | null;
+                            variant_id?: string | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query query revisions */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        include_archived?: boolean | null;
+                        query_refs?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        }[] | null;
+                        query_revision?: {
+                            author?: string | null;
+                            authors?: string[] | null;
+                            date?: string | null;
+                            dates?: string[] | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            message?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            slug?: string | null;
+                            slugs?: string[] | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        query_revision_refs?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        }[] | null;
+                        query_variant_refs?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        }[] | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revisions: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fetch a query revision with embedded references inlined */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        error_policy?: ("exception" | "placeholder" | "keep") | null;
+                        max_depth?: number | null;
+                        max_embeds?: number | null;
+                        query_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        query_revision?: ({
+                            data?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        query_revision_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        query_variant_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision: {
+                                data?: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            resolution_info: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/retrieve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retrieve one query revision by reference */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        environment_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        environment_revision_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        environment_variant_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        key?: string | null;
+                        query_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        query_revision_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        query_variant_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        resolve?: boolean | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                /** @description Not modified: the ETag sent in If-None-Match is current */
+                304: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/revisions/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Commit a new query revision equal to an older one */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        message?: string | null;
+                        query_revision_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        query_variant_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        revision_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_revision?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                author?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                data?: unknown;
+                                date?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                message?: string | null;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                parent_id?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                                variant_id?: string | null;
+                                variant_slug?: string | null;
+                                version?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/variants/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create query variant */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query_variant: {
+                            artifact_id?: string | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            query_id?: string | null;
+                            slug?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/variants/{query_variant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch query variant */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_variant_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /** Edit query variant */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_variant_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query_variant: {
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/variants/{query_variant_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Archive query variant */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_variant_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/variants/{query_variant_id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Unarchive query variant */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_variant_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/variants/fork": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fork a query variant: copy its lineage up to a revision */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query_revision_ref?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        } | null;
+                        query_variant: {
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            message?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            slug?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                        query_variant_ref: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_variant?: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            }) | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queries/variants/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query query variants */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        include_archived?: boolean | null;
+                        query_refs?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        }[] | null;
+                        query_variant?: {
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            folder_id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            search?: string | null;
+                            slug?: string | null;
+                            slugs?: string[] | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        query_variant_refs?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        }[] | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query_variants: ({
+                                artifact_id?: string | null;
+                                artifact_slug?: string | null;
+                                created_at?: string | null;
+                                created_by_id?: string | null;
+                                deleted_at?: string | null;
+                                deleted_by_id?: string | null;
+                                description?: string | null;
+                                flags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description UUID */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                name?: string | null;
+                                slug?: string | null;
+                                tags?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                updated_at?: string | null;
+                                updated_by_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/secrets/": {
         parameters: {
             query?: never;
@@ -15928,6 +18381,441 @@ export interface paths {
         get: operations["list_evaluator_templates"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queries/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create simple query */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query: {
+                            data?: {
+                                filtering?: {
+                                    /** @description Conditions, or nested filterings */
+                                    conditions?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    operator?: ("and" | "or" | "not" | "nand" | "nor") | null;
+                                } | null;
+                                formatting?: {
+                                    focus?: string | null;
+                                    format?: string | null;
+                                } | null;
+                                trace_ids?: string[] | null;
+                                traces?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                windowing?: {
+                                    interval?: number | null;
+                                    limit?: number | null;
+                                    newest?: (string | number) | null;
+                                    next?: string | null;
+                                    oldest?: (string | number) | null;
+                                    order?: ("ascending" | "descending") | null;
+                                    rate?: number | null;
+                                } | null;
+                            } | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            message?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            slug?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queries/{query_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch simple query */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /** Edit simple query */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        query: {
+                            data?: {
+                                filtering?: {
+                                    /** @description Conditions, or nested filterings */
+                                    conditions?: {
+                                        [key: string]: unknown;
+                                    }[];
+                                    operator?: ("and" | "or" | "not" | "nand" | "nor") | null;
+                                } | null;
+                                formatting?: {
+                                    focus?: string | null;
+                                    format?: string | null;
+                                } | null;
+                                trace_ids?: string[] | null;
+                                traces?: {
+                                    [key: string]: unknown;
+                                }[] | null;
+                                windowing?: {
+                                    interval?: number | null;
+                                    limit?: number | null;
+                                    newest?: (string | number) | null;
+                                    next?: string | null;
+                                    oldest?: (string | number) | null;
+                                    order?: ("ascending" | "descending") | null;
+                                    rate?: number | null;
+                                } | null;
+                            } | null;
+                            description?: string | null;
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queries/{query_id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** archive simple query */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queries/{query_id}/unarchive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** unarchive simple query */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    query_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            query?: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/queries/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query simple queries */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        include_archived?: boolean | null;
+                        query?: {
+                            flags?: {
+                                [key: string]: boolean | null;
+                            } | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            slug?: string | null;
+                            slugs?: string[] | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        query_refs?: {
+                            id?: string | null;
+                            slug?: string | null;
+                            version?: (string | number) | null;
+                        }[] | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            queries: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
