@@ -43,6 +43,8 @@ export interface Config {
   dbStatementTimeoutMs: number;
   /** How long a starting process keeps retrying a database that is not up yet. */
   dbStartupTimeoutMs: number;
+  /** The embedded database's buffer pool in MB: resident for as long as the server runs. */
+  embeddedSharedBuffersMb: number;
   /** How long SIGTERM waits for in-flight requests before it closes them and exits non-zero. */
   shutdownTimeoutMs: number;
   /** Longest a client may take to send a request's headers (408, then the connection is closed). */
@@ -70,6 +72,12 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   return n;
 }
 
+/**
+ * PostgreSQL's default buffer pool is 128 MB; in the embedded database it is WASM memory the process holds for
+ * good. The pages are on local disk behind it, in the system's page cache: 32 MB keeps the idle server small.
+ */
+const EMBEDDED_SHARED_BUFFERS_MB = 32;
+
 /** One core stays with the event loop; sandbox threads take the others, up to four. */
 const defaultSandboxWorkers = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
@@ -95,6 +103,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbConnectTimeoutMs: integer("TESSERA_DB_CONNECT_TIMEOUT_MS", env.TESSERA_DB_CONNECT_TIMEOUT_MS, 5_000),
     dbStatementTimeoutMs: integer("TESSERA_DB_STATEMENT_TIMEOUT_MS", env.TESSERA_DB_STATEMENT_TIMEOUT_MS, 60_000),
     dbStartupTimeoutMs: integer("TESSERA_DB_STARTUP_TIMEOUT_MS", env.TESSERA_DB_STARTUP_TIMEOUT_MS, 30_000),
+    embeddedSharedBuffersMb: positive(
+      "TESSERA_EMBEDDED_SHARED_BUFFERS_MB",
+      env.TESSERA_EMBEDDED_SHARED_BUFFERS_MB,
+      EMBEDDED_SHARED_BUFFERS_MB,
+    ),
     shutdownTimeoutMs: integer("TESSERA_SHUTDOWN_TIMEOUT_MS", env.TESSERA_SHUTDOWN_TIMEOUT_MS, 25_000),
     headersTimeoutMs: positive("TESSERA_HEADERS_TIMEOUT_MS", env.TESSERA_HEADERS_TIMEOUT_MS, 30_000),
     bodyTimeoutMs: positive("TESSERA_BODY_TIMEOUT_MS", env.TESSERA_BODY_TIMEOUT_MS, 60_000),

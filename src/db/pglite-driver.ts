@@ -12,13 +12,16 @@ const MAINTENANCE_MS = 60_000;
  * Embedded PostgreSQL: persisted in `dataDir`, or in memory when `dataDir` is null (tests). Its tables are
  * vacuumed and analyzed every `maintenanceMs` when they need it (`startMaintenance`).
  */
-export async function openPglite(dataDir: string | null, options: { maintenanceMs?: number } = {}): Promise<Database> {
+export async function openPglite(
+  dataDir: string | null, options: { maintenanceMs?: number; sharedBuffersMb?: number } = {},
+): Promise<Database> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const unlock = dataDir ? lockDataDir(dataDir) : () => {};
   let pg: PGlite;
   try {
     if (dataDir && needsInitdb(dataDir)) await initdbInChild(dataDir);
-    pg = await PGlite.create(dataDir ?? undefined);
+    const buffers = options.sharedBuffersMb ? ["-c", `shared_buffers=${options.sharedBuffersMb}MB`] : [];
+    pg = await PGlite.create(dataDir ?? undefined, { startParams: [...PGlite.defaultStartParams, ...buffers] });
   } catch (error) {
     unlock();
     throw error;
