@@ -1,13 +1,13 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { badRequest } from "../errors.ts";
-import { deleteRows, fetchRows, queryRows, type Row } from "./entity-table.ts";
-import { refreshMetrics } from "./metrics.ts";
-import { beforeDirectWrite } from "./run-chunks.ts";
-import { assertOpenRuns, editRun } from "./runs.ts";
+import { deleteRows, fetchRows, queryRows, type Row } from "./entities/entity-table.ts";
+import { refreshMetrics } from "./metrics/metrics.ts";
+import { beforeDirectWrite } from "./execution/run-chunks.ts";
+import { assertOpenRuns, editRun } from "./entities/runs.ts";
 import { dispatchScenarios, isServerRun } from "./simple-evaluations.ts";
-import type { RunStep } from "./run-steps.ts";
-import { results, runs, scenarios } from "./tables.ts";
+import type { RunStep } from "./execution/run-steps.ts";
+import { results, runs, scenarios } from "./entities/tables.ts";
 
 /*
  * The reference's slice operations on a run's existing scenarios (`/simple/evaluations/{id}/probe|process|prune`,

@@ -2,13 +2,13 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { badRequest } from "../errors.ts";
 import { cancelQueued, enqueue } from "../jobs/queue.ts";
-import { fetchRows, insertRows, type Row } from "./entity-table.ts";
-import { recountProgress } from "./progress.ts";
-import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./run-end.ts";
-import { reconcileRun, shapeFlags } from "./run-graph.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./run-steps.ts";
-import { runs } from "./tables.ts";
+import { fetchRows, insertRows, type Row } from "./entities/entity-table.ts";
+import { recountProgress } from "./metrics/progress.ts";
+import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./execution/run-end.ts";
+import { reconcileRun, shapeFlags } from "./entities/run-graph.ts";
+import { assertOpenRuns } from "./entities/runs.ts";
+import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./execution/run-steps.ts";
+import { runs } from "./entities/tables.ts";
 
 export interface SimpleEvaluationInput {
   name?: string | null;

@@ -1,11 +1,11 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { fromJsonb } from "../db/jsonb-text.ts";
-import { badRequest, notFound } from "../errors.ts";
-import { canonicalJson } from "../testsets/canonical-json.ts";
-import { runRows } from "./run-chunks.ts";
-import type { RunStep } from "./run-steps.ts";
-import { results } from "./tables.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { fromJsonb } from "../../db/jsonb-text.ts";
+import { badRequest, notFound } from "../../errors.ts";
+import { canonicalJson } from "../../testsets/canonical-json.ts";
+import { runRows } from "../execution/run-chunks.ts";
+import type { RunStep } from "../execution/run-steps.ts";
+import { results } from "../entities/tables.ts";
 
 /*
  * Runs compared side by side. Steps are matched by what they run (the application or evaluator

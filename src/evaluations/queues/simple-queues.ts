@@ -1,15 +1,15 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { HttpError, notFound } from "../errors.ts";
-import { testsets } from "../kinds/testsets.ts";
-import { idPages, type StoredIds } from "../testsets/chunk-lists.ts";
-import { loadTestcases } from "../testsets/testcases.ts";
-import { findRevision } from "../versioning/revisions.ts";
-import { deleteRows, fetchRows, insertRows, type Row } from "./entity-table.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { HttpError, notFound } from "../../errors.ts";
+import { testsets } from "../../kinds/testsets.ts";
+import { idPages, type StoredIds } from "../../testsets/chunk-lists.ts";
+import { loadTestcases } from "../../testsets/testcases.ts";
+import { findRevision } from "../../versioning/revisions.ts";
+import { deleteRows, fetchRows, insertRows, type Row } from "../entities/entity-table.ts";
 import { createQueues, isDefaultShaped, type QueueData } from "./queues.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { buildSteps, type Origin, type RunStep, type Target } from "./run-steps.ts";
-import { queues, results, runs, scenarios } from "./tables.ts";
+import { assertOpenRuns } from "../entities/runs.ts";
+import { buildSteps, type Origin, type RunStep, type Target } from "../execution/run-steps.ts";
+import { queues, results, runs, scenarios } from "../entities/tables.ts";
 
 /*
  * Simple queues, the reference's shortcut for human annotation: one call makes a run whose steps are a

@@ -1,19 +1,19 @@
 import type { FastifyInstance } from "fastify";
 import type { TSchema } from "typebox";
-import type { AppContext } from "../context.ts";
-import { badRequest } from "../errors.ts";
-import { documentationOnly } from "../http/openapi.ts";
-import { IdParam } from "../schema-parts.ts";
-import type { Windowing } from "../versioning/windowing.ts";
-import { fetchRows, queryRows, type Row } from "./entity-table.ts";
+import type { AppContext } from "../../context.ts";
+import { badRequest } from "../../errors.ts";
+import { documentationOnly } from "../../http/openapi.ts";
+import { IdParam } from "../../schema-parts.ts";
+import type { Windowing } from "../../versioning/windowing.ts";
+import { fetchRows, queryRows, type Row } from "../entities/entity-table.ts";
 import { createQueues, deleteQueues, editQueue, queueScenarios, usersOf, withUsers } from "./queues.ts";
-import { idOf, idsOf, manyOf, oneOf, QueueRecord, ScenarioRecord, SimpleQueueRecord } from "./record-schemas.ts";
-import * as s from "./schemas.ts";
+import { idOf, idsOf, manyOf, oneOf, QueueRecord, ScenarioRecord, SimpleQueueRecord } from "../entities/record-schemas.ts";
+import * as s from "../schemas.ts";
 import {
   addTestcases, addTraces, createSimpleQueue, deleteSimpleQueue, loadQueue, queueKind, simpleQueueRecord,
   type SimpleQueueInput,
 } from "./simple-queues.ts";
-import { queues, runs } from "./tables.ts";
+import { queues, runs } from "../entities/tables.ts";
 
 type Body = Record<string, any>;
 const one = (name: string, row: Row | null | undefined) => ({ count: row ? 1 : 0, [name]: row ?? null });

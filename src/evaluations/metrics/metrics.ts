@@ -1,13 +1,13 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { fromJsonb } from "../db/jsonb-text.ts";
-import { unprocessable } from "../errors.ts";
-import { insertRows, type Row } from "./entity-table.ts";
-import type { BatchMetrics } from "./batch-cells.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { fromJsonb } from "../../db/jsonb-text.ts";
+import { unprocessable } from "../../errors.ts";
+import { insertRows, type Row } from "../entities/entity-table.ts";
+import type { BatchMetrics } from "../execution/batch-cells.ts";
 import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
-import { chunkOf, linkedChunks, ownChunks, runRows, storeChunkMetrics } from "./run-chunks.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { metrics, results } from "./tables.ts";
+import { chunkOf, linkedChunks, ownChunks, runRows, storeChunkMetrics } from "../execution/run-chunks.ts";
+import { assertOpenRuns } from "../entities/runs.ts";
+import { metrics, results } from "../entities/tables.ts";
 
 /*
  * Metrics are aggregates of a run's results, stored under the reference's metric keys so that its

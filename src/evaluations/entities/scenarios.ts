@@ -1,8 +1,8 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { badRequest } from "../errors.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { badRequest } from "../../errors.ts";
 import { editRow, insertRows, type Row } from "./entity-table.ts";
-import { beforeDirectWrite } from "./run-chunks.ts";
+import { beforeDirectWrite } from "../execution/run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { scenarios } from "./tables.ts";
 

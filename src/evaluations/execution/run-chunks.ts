@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
-import type { Queryable } from "../db/database.ts";
-import { json } from "../db/database.ts";
-import { conflict } from "../errors.ts";
-import type { EntityTable } from "./entity-table.ts";
-import type { StepPartials } from "./metric-stats.ts";
-import { forgetProgress } from "./progress.ts";
+import type { Queryable } from "../../db/database.ts";
+import { json } from "../../db/database.ts";
+import { conflict } from "../../errors.ts";
+import type { EntityTable } from "../entities/entity-table.ts";
+import type { StepPartials } from "../metrics/metric-stats.ts";
+import { forgetProgress } from "../metrics/progress.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 
 /*

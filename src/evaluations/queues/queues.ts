@@ -1,13 +1,13 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { conflictOnDuplicate } from "../db/unique-violation.ts";
-import { conflict, unprocessable } from "../errors.ts";
-import type { Windowing } from "../versioning/windowing.ts";
-import { deleteRows, editRow, fetchRows, insertRows, type Row } from "./entity-table.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { conflictOnDuplicate } from "../../db/unique-violation.ts";
+import { conflict, unprocessable } from "../../errors.ts";
+import type { Windowing } from "../../versioning/windowing.ts";
+import { deleteRows, editRow, fetchRows, insertRows, type Row } from "../entities/entity-table.ts";
 import { assignedScenarios } from "./queue-assignment.ts";
-import { runRows } from "./run-chunks.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { queues, scenarios } from "./tables.ts";
+import { runRows } from "../execution/run-chunks.ts";
+import { assertOpenRuns } from "../entities/runs.ts";
+import { queues, scenarios } from "../entities/tables.ts";
 
 /*
  * Annotation queues: a run's scenarios handed out to users. A queue's `data` scopes it (users per repeat,

@@ -1,8 +1,8 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Database, Queryable } from "../db/database.ts";
-import { HttpError, notFound } from "../errors.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Database, Queryable } from "../../db/database.ts";
+import { HttpError, notFound } from "../../errors.ts";
 import { deleteRows, editRow, insertRows, type Row } from "./entity-table.ts";
-import { handOverChunks } from "./run-chunks.ts";
+import { handOverChunks } from "../execution/run-chunks.ts";
 import { reconcileRun, runStepKeys } from "./run-graph.ts";
 import { runs } from "./tables.ts";
 

@@ -1,11 +1,11 @@
-import type { Scope } from "../accounts/scope.ts";
-import { copyField, copyUnlessConflict, json, type Queryable } from "../db/database.ts";
-import { unprocessable } from "../errors.ts";
-import { isUuid, uuidv7 } from "../ids/uuid-v7.ts";
-import { matchMetadata, type MetadataFilter } from "../versioning/filters.ts";
-import { Conditions } from "../versioning/sql.ts";
-import { applyWindow, page, type Windowing } from "../versioning/windowing.ts";
-import { linkable, type RowSource, runSources } from "./run-chunks.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import { copyField, copyUnlessConflict, json, type Queryable } from "../../db/database.ts";
+import { unprocessable } from "../../errors.ts";
+import { isUuid, uuidv7 } from "../../ids/uuid-v7.ts";
+import { matchMetadata, type MetadataFilter } from "../../versioning/filters.ts";
+import { Conditions } from "../../versioning/sql.ts";
+import { applyWindow, page, type Windowing } from "../../versioning/windowing.ts";
+import { linkable, type RowSource, runSources } from "../execution/run-chunks.ts";
 
 /*
  * Runs, scenarios, results and metrics are plain rows of the caller's project with the same life:
