@@ -3,7 +3,6 @@ import type { TSchema } from "typebox";
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import type { AppContext } from "../context.ts";
-import { badRequest } from "../errors.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { IdParam } from "../schema-parts.ts";
 import type { Windowing } from "../versioning/windowing.ts";
@@ -16,6 +15,7 @@ import { assertOpenRuns, createRuns, deleteRuns, editRun, setRunsClosed } from "
 import { addScenarios, createScenarios, editScenario, runOf } from "./entities/scenarios.ts";
 import * as s from "./schemas.ts";
 import { metrics, results, runs, scenarios } from "./entities/tables.ts";
+import { editWithoutId } from "./errors.ts";
 
 type Body = Record<string, any>;
 const one = (name: string, row: Row | null | undefined) => ({ count: row ? 1 : 0, [name]: row ?? null });
@@ -231,7 +231,7 @@ async function editEach(
 ): Promise<Row[]> {
   const out: Row[] = [];
   for (const e of edits) {
-    if (!e.id) throw badRequest(`Each ${noun} to edit needs its id`);
+    if (!e.id) throw editWithoutId(noun);
     const row = await edit(tx, scope, e.id as string, e);
     if (row) out.push(row);
   }

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { TSchema } from "typebox";
 import type { AppContext } from "../../context.ts";
-import { badRequest } from "../../errors.ts";
 import { documentationOnly } from "../../http/openapi.ts";
 import { IdParam } from "../../schema-parts.ts";
 import type { Windowing } from "../../versioning/windowing.ts";
@@ -14,6 +13,7 @@ import {
   type SimpleQueueInput,
 } from "./simple-queues.ts";
 import { queues, runs } from "../entities/tables.ts";
+import { editWithoutId, queueIdMismatch } from "../errors.ts";
 
 type Body = Record<string, any>;
 const one = (name: string, row: Row | null | undefined) => ({ count: row ? 1 : 0, [name]: row ?? null });
@@ -24,7 +24,7 @@ const tags = ["Evaluations"];
 /** A body's `queue.id`, when sent, must be the path's. */
 const samePath = (params: Body, filter: Body | null | undefined) => {
   if (filter?.id && filter.id !== params.queue_id) {
-    throw badRequest("queue_id in path must match queue.id in request body");
+    throw queueIdMismatch();
   }
 };
 const QueueParam = IdParam("queue_id");
@@ -48,7 +48,7 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     const edited = await db.transaction(async (tx) => {
       const out: Row[] = [];
       for (const edit of (req.body as Body).queues as Row[]) {
-        if (!edit.id) throw badRequest("Each queue to edit needs its id");
+        if (!edit.id) throw editWithoutId("queue");
         const row = await editQueue(tx, req.scope, edit.id as string, edit);
         if (row) out.push(row);
       }
