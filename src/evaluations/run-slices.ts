@@ -1,13 +1,13 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { badRequest } from "../errors.ts";
-import { deleteRows, fetchRows, queryRows, type Row } from "./entity-table.ts";
-import { refreshMetrics } from "./metrics.ts";
-import { beforeDirectWrite } from "./run-chunks.ts";
-import { assertOpenRuns, editRun } from "./runs.ts";
+import { deleteRows, fetchRows, queryRows, type Row } from "./entities/entity-table.ts";
+import { refreshMetrics } from "./metrics/metrics.ts";
+import { beforeDirectWrite } from "./execution/run-chunks.ts";
+import { assertOpenRuns, editRun } from "./entities/runs.ts";
 import { dispatchScenarios, isServerRun } from "./simple-evaluations.ts";
-import type { RunStep } from "./run-steps.ts";
-import { results, runs, scenarios } from "./tables.ts";
+import type { RunStep } from "./execution/run-steps.ts";
+import { results, runs, scenarios } from "./entities/tables.ts";
+import { foreignScenario } from "./errors.ts";
 
 /*
  * The reference's slice operations on a run's existing scenarios (`/simple/evaluations/{id}/probe|process|prune`,
@@ -106,7 +106,7 @@ export async function removeScenarios(
   )).map((r) => r.id));
   const stranger = scenarioIds.find((id) => !owned.has(id));
   if (stranger) {
-    throw badRequest(`Scenario ${stranger} is not one of evaluation ${runId}'s: all scenario_ids must be its own`);
+    throw foreignScenario(stranger, runId);
   }
   await beforeDirectWrite(tx, [runId]);
   await deleteRows(tx, scope, scenarios, scenarioIds);

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from "typebox";
 import { FreeObject, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
-import { RunDataSchema, StatusSchema } from "./record-schemas.ts";
+import { RunDataSchema, StatusSchema } from "./entities/record-schemas.ts";
 
 /*
  * Request bodies of the evaluation routes, in the reference's shapes (`api/oss/src/apis/fastapi/evaluations/

@@ -1,14 +1,14 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
-import { badRequest } from "../errors.ts";
 import { cancelQueued, enqueue } from "../jobs/queue.ts";
-import { fetchRows, insertRows, type Row } from "./entity-table.ts";
-import { recountProgress } from "./progress.ts";
-import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./run-end.ts";
-import { reconcileRun, shapeFlags } from "./run-graph.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./run-steps.ts";
-import { runs } from "./tables.ts";
+import { fetchRows, insertRows, type Row } from "./entities/entity-table.ts";
+import { recountProgress } from "./metrics/progress.ts";
+import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./execution/run-end.ts";
+import { reconcileRun, shapeFlags } from "./entities/run-graph.ts";
+import { assertOpenRuns } from "./entities/runs.ts";
+import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./execution/run-steps.ts";
+import { runs } from "./entities/tables.ts";
+import { serverRunWithoutSteps } from "./errors.ts";
 
 export interface SimpleEvaluationInput {
   name?: string | null;
@@ -30,7 +30,7 @@ export async function createSimpleEvaluation(tx: Queryable, scope: Scope, input:
   const clientDriven = data.status === "running";
   const has = (type: RunStep["type"]) => steps.some((s) => s.type === type);
   if (!clientDriven && !(has("input") && (has("invocation") || has("annotation")))) {
-    throw badRequest("A server-run evaluation needs testset_steps and application_steps or evaluator_steps");
+    throw serverRunWithoutSteps();
   }
   const flags = {
     is_live: false, is_active: true, is_closed: false, is_queue: false,

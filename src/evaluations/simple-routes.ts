@@ -3,16 +3,16 @@ import { Type } from "typebox";
 import type { AppContext } from "../context.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, IdParam, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
-import { COMPARE_LIMIT, compareRuns } from "./compare.ts";
-import { idOf, manyOf, oneOf, ResultRecord, RunRecord, SimpleEvaluationRecord } from "./record-schemas.ts";
+import { COMPARE_LIMIT, compareRuns } from "./metrics/compare.ts";
+import { idOf, manyOf, oneOf, ResultRecord, RunRecord, SimpleEvaluationRecord } from "./entities/record-schemas.ts";
 import { probeSlice, processSlice, pruneSlice, removeScenarios, setRepeats, type RunSlice } from "./run-slices.ts";
-import { fetchRows, queryRows, type Row } from "./entity-table.ts";
-import { deleteRuns, editRun, setRunsClosed } from "./runs.ts";
+import { fetchRows, queryRows, type Row } from "./entities/entity-table.ts";
+import { deleteRuns, editRun, setRunsClosed } from "./entities/runs.ts";
 import {
   createSimpleEvaluation, simpleEvaluationRecord, startEvaluation, stopEvaluation, type SimpleEvaluationInput,
 } from "./simple-evaluations.ts";
-import { evaluationProgress } from "./progress.ts";
-import { runs } from "./tables.ts";
+import { evaluationProgress } from "./metrics/progress.ts";
+import { runs } from "./entities/tables.ts";
 
 const Open = { additionalProperties: true } as const;
 const answers = (schema: object) => documentationOnly({ response: { 200: schema } });

@@ -18,7 +18,7 @@ import { secretRoutes } from "../secrets/routes.ts";
 import { traceRoutes } from "../traces/routes.ts";
 import { otlpRoutes } from "../tracing/otlp/routes.ts";
 import { tracingRoutes } from "../tracing/routes.ts";
-import { queueRoutes } from "../evaluations/queues-routes.ts";
+import { queueRoutes } from "../evaluations/queues/routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
 

@@ -5,7 +5,7 @@ import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { setKeyMaxAge } from "../accounts/api-keys.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
-import { evaluationWorker } from "../evaluations/worker.ts";
+import { evaluationWorker } from "../evaluations/execution/worker.ts";
 import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyRows, fetchRows, insertRows, type Row } from "../../src/evaluations/entity-table.ts";
-import { results, scenarios } from "../../src/evaluations/tables.ts";
+import { copyRows, fetchRows, insertRows, type Row } from "../../src/evaluations/entities/entity-table.ts";
+import { results, scenarios } from "../../src/evaluations/entities/tables.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 
 let server: TestServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { planHandler, type PlanPayload } from "../../src/evaluations/plan.ts";
-import { BATCH_QUEUE, PLAN_QUEUE } from "../../src/evaluations/run-end.ts";
+import { planHandler, type PlanPayload } from "../../src/evaluations/execution/plan.ts";
+import { BATCH_QUEUE, PLAN_QUEUE } from "../../src/evaluations/execution/run-end.ts";
 import { claim, countByStatus } from "../../src/jobs/queue.ts";
 import { emptyDatabase, type EmptyDatabase } from "../support/empty-database.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ProjectPermits } from "../../src/evaluations/project-permits.ts";
+import { ProjectPermits } from "../../src/evaluations/execution/project-permits.ts";
 
 describe("permits to invoke, shared between projects", () => {
   it("gives a freed permit to the waiting project that holds the fewest, then to the longest waiting", async () => {

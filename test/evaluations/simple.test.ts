@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BATCH_QUEUE } from "../../src/evaluations/run-end.ts";
+import { BATCH_QUEUE } from "../../src/evaluations/execution/run-end.ts";
 import { countByStatus } from "../../src/jobs/queue.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
 import { finishedEvaluation } from "../support/evaluations.ts";

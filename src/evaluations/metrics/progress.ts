@@ -1,5 +1,5 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
 
 /*
  * A run's progress: scenarios by status, and its cells (results of invocation and annotation steps)

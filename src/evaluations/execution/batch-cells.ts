@@ -1,13 +1,13 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { WorkflowData } from "../kinds/workflows.ts";
-import type { RunSandbox } from "../runtime/code/sandbox.ts";
-import { ERROR_TYPES } from "../runtime/errors.ts";
-import type { InvokeRequest } from "../runtime/invoke-request.ts";
-import type { ProviderSecret } from "../runtime/providers/resolve.ts";
-import { runRevision, type RevisionOutcome, type TraceSink } from "../runtime/run-revision.ts";
-import type { InvocationRecord } from "../traces/traces.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { WorkflowData } from "../../kinds/workflows.ts";
+import type { RunSandbox } from "../../runtime/code/sandbox.ts";
+import { ERROR_TYPES } from "../../runtime/errors.ts";
+import type { InvokeRequest } from "../../runtime/invoke-request.ts";
+import type { ProviderSecret } from "../../runtime/providers/resolve.ts";
+import { runRevision, type RevisionOutcome, type TraceSink } from "../../runtime/run-revision.ts";
+import type { InvocationRecord } from "../../traces/traces.ts";
 import { type Cell, cell, type EarlierResult, reusedCell } from "./cells.ts";
-import { addResult, type StepPartials, StepStats } from "./metric-stats.ts";
+import { addResult, type StepPartials, StepStats } from "../metrics/metric-stats.ts";
 import type { PinnedStep } from "./run-steps.ts";
 
 /*

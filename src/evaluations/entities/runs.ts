@@ -1,13 +1,12 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Database, Queryable } from "../db/database.ts";
-import { HttpError, notFound } from "../errors.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Database, Queryable } from "../../db/database.ts";
 import { deleteRows, editRow, insertRows, type Row } from "./entity-table.ts";
-import { handOverChunks } from "./run-chunks.ts";
+import { handOverChunks } from "../execution/run-chunks.ts";
 import { reconcileRun, runStepKeys } from "./run-graph.ts";
 import { runs } from "./tables.ts";
+import { closedRun, runNotFound } from "../errors.ts";
 
 /** The reference's answer to a write into a closed run: 409 with the run named. */
-export const closedRun = (runId: string) => new HttpError(409, { message: "Cannot modify a closed evaluation.", run_id: runId });
 
 /** Checks that every run exists in the caller's project (404) and is open (409); locks them against a concurrent close. */
 export async function assertOpenRuns(db: Queryable, scope: Scope, runIds: string[]): Promise<void> {
@@ -19,7 +18,7 @@ export async function assertOpenRuns(db: Queryable, scope: Scope, runIds: string
   );
   const found = new Map(rows.map((r) => [r.id, r.closed]));
   for (const id of ids) {
-    if (!found.has(id)) throw notFound(`Evaluation run ${id} not found`);
+    if (!found.has(id)) throw runNotFound(id);
     if (found.get(id)) throw closedRun(id);
   }
 }

@@ -1,13 +1,13 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { conflictOnDuplicate } from "../db/unique-violation.ts";
-import { conflict, unprocessable } from "../errors.ts";
-import type { Windowing } from "../versioning/windowing.ts";
-import { deleteRows, editRow, fetchRows, insertRows, type Row } from "./entity-table.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { conflictOnDuplicate } from "../../db/unique-violation.ts";
+import type { Windowing } from "../../versioning/windowing.ts";
+import { deleteRows, editRow, fetchRows, insertRows, type Row } from "../entities/entity-table.ts";
 import { assignedScenarios } from "./queue-assignment.ts";
-import { runRows } from "./run-chunks.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { queues, scenarios } from "./tables.ts";
+import { runRows } from "../entities/linked-rows.ts";
+import { assertOpenRuns } from "../entities/runs.ts";
+import { queues, scenarios } from "../entities/tables.ts";
+import { defaultQueueDeleted, defaultQueueStays, scopedDefaultQueue } from "../errors.ts";
 
 /*
  * Annotation queues: a run's scenarios handed out to users. A queue's `data` scopes it (users per repeat,
@@ -33,8 +33,7 @@ export function isDefaultShaped(data: QueueData | null | undefined): boolean {
 function checkQueue(queue: Row): void {
   const flags = (queue.flags ?? {}) as { is_default?: boolean };
   if (flags.is_default && !isDefaultShaped(queue.data as QueueData)) {
-    const msg = "A default queue covers the whole run: it takes no user_ids, scenario_ids, step_keys or batches";
-    throw unprocessable([{ loc: ["body", "queue", "data"], msg, type: "value_error" }]);
+    throw scopedDefaultQueue();
   }
 }
 
@@ -63,7 +62,7 @@ export async function editQueue(db: Queryable, scope: Scope, id: string, edit: R
   const merged = { ...current, ...edit };
   checkQueue(merged);
   if (isDefault(current) && "flags" in edit && !isDefault(merged)) {
-    throw conflict(`Queue ${id} is the default queue of run ${current.run_id}: it stays the default with its run`);
+    throw defaultQueueStays(id, current.run_id as string);
   }
   const fixed = "flags" in edit ? { ...edit, flags: withFlags(merged).flags } : edit;
   return oneDefaultPerRun(editRow(db, scope, queues, id, fixed));
@@ -74,7 +73,7 @@ export async function deleteQueues(db: Queryable, scope: Scope, ids: string[]): 
   const found = await fetchRows(db, scope, queues, ids);
   const fixed = found.find(isDefault);
   if (fixed) {
-    throw conflict(`Queue ${fixed.id} is the default queue of run ${fixed.run_id}: it is deleted with its run`);
+    throw defaultQueueDeleted(fixed.id as string, fixed.run_id as string);
   }
   return deleteRows(db, scope, queues, ids);
 }

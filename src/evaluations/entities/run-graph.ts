@@ -1,9 +1,9 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { json } from "../db/database.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { json } from "../../db/database.ts";
 import { deleteRows, insertRows, type Row } from "./entity-table.ts";
-import { beforeDirectWrite } from "./run-chunks.ts";
-import type { RunStep } from "./run-steps.ts";
+import { beforeDirectWrite } from "../execution/run-chunks.ts";
+import type { RunStep } from "../execution/run-steps.ts";
 import { queues } from "./tables.ts";
 
 /*

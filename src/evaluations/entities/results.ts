@@ -1,7 +1,7 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
 import { insertRows, type Row } from "./entity-table.ts";
-import { beforeDirectWrite } from "./run-chunks.ts";
+import { beforeDirectWrite } from "../execution/run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { assertScenariosOfRuns } from "./scenarios.ts";
 import { results } from "./tables.ts";

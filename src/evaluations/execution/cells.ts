@@ -1,7 +1,7 @@
-import type { Queryable } from "../db/database.ts";
-import { fromJsonb } from "../db/jsonb-text.ts";
-import type { RevisionOutcome } from "../runtime/run-revision.ts";
-import type { TraceWriter } from "../traces/trace-writer.ts";
+import type { Queryable } from "../../db/database.ts";
+import { fromJsonb } from "../../db/jsonb-text.ts";
+import type { RevisionOutcome } from "../../runtime/run-revision.ts";
+import type { TraceWriter } from "../../traces/trace-writer.ts";
 
 /*
  * The cells of a server-run evaluation, and the earlier results a cached run takes in place of invoking

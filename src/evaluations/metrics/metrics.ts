@@ -1,13 +1,14 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { fromJsonb } from "../db/jsonb-text.ts";
-import { unprocessable } from "../errors.ts";
-import { insertRows, type Row } from "./entity-table.ts";
-import type { BatchMetrics } from "./batch-cells.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { fromJsonb } from "../../db/jsonb-text.ts";
+import { insertRows, type Row } from "../entities/entity-table.ts";
+import type { BatchMetrics } from "../execution/batch-cells.ts";
 import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
-import { chunkOf, linkedChunks, ownChunks, runRows, storeChunkMetrics } from "./run-chunks.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { metrics, results } from "./tables.ts";
+import { runRows } from "../entities/linked-rows.ts";
+import { chunkOf, linkedChunks, ownChunks, storeChunkMetrics } from "../execution/run-chunks.ts";
+import { assertOpenRuns } from "../entities/runs.ts";
+import { metrics, results } from "../entities/tables.ts";
+import { metricScenarioAndTimestamp } from "../errors.ts";
 
 /*
  * Metrics are aggregates of a run's results, stored under the reference's metric keys so that its
@@ -29,9 +30,7 @@ export async function setMetrics(db: Queryable, scope: Scope, items: Row[]): Pro
   // A metric is a run's (global), a scenario's (variational) or a time bucket's (temporal), never two at once.
   const both = items.findIndex((m) => m.scenario_id != null && m.timestamp != null);
   if (both !== -1) {
-    throw unprocessable([{
-      loc: ["body", "metrics", both], msg: "A metric names a scenario_id or a timestamp, not both", type: "value_error",
-    }]);
+    throw metricScenarioAndTimestamp(both);
   }
   await assertOpenRuns(db, scope, items.map((m) => m.run_id as string));
   return insertRows(db, scope, metrics, items);

@@ -1,9 +1,9 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { testsets } from "../kinds/testsets.ts";
-import { workflows } from "../kinds/workflows.ts";
-import type { Kind } from "../versioning/kind.ts";
-import { findRevision } from "../versioning/revisions.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { testsets } from "../../kinds/testsets.ts";
+import { workflows } from "../../kinds/workflows.ts";
+import type { Kind } from "../../versioning/kind.ts";
+import { findRevision } from "../../versioning/revisions.ts";
 import type { ComputedStep } from "./result-hash.ts";
 
 /*

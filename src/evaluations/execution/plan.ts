@@ -1,20 +1,20 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Database, Queryable } from "../db/database.ts";
-import { complete, enqueue, type Job, savePayload } from "../jobs/queue.ts";
-import type { JobHandler } from "../jobs/worker.ts";
-import { testsets } from "../kinds/testsets.ts";
-import { loadLeaves, type StoredIds, unpackIds } from "../testsets/chunk-lists.ts";
-import { type Leaf, readChunks } from "../testsets/chunks.ts";
-import { findRevision } from "../versioning/revisions.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Database, Queryable } from "../../db/database.ts";
+import { complete, enqueue, type Job, savePayload } from "../../jobs/queue.ts";
+import type { JobHandler } from "../../jobs/worker.ts";
+import { testsets } from "../../kinds/testsets.ts";
+import { loadLeaves, type StoredIds, unpackIds } from "../../testsets/chunk-lists.ts";
+import { type Leaf, readChunks } from "../../testsets/chunks.ts";
+import { findRevision } from "../../versioning/revisions.ts";
 import { type Cell, earlierResults, reusedCell } from "./cells.ts";
-import { copyRows } from "./entity-table.ts";
+import { copyRows } from "../entities/entity-table.ts";
 import type { BatchPayload } from "./execute.ts";
-import { addPlannedScenarios } from "./progress.ts";
+import { addPlannedScenarios } from "../metrics/progress.ts";
 import { cellHashes } from "./result-hash.ts";
 import { addChunks, type Chunk, type ChunkRows, type ChunkShape, chunkShape, completeChunks } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./run-end.ts";
-import { results, scenarios } from "./tables.ts";
+import { results, scenarios } from "../entities/tables.ts";
 
 /**
  * Scenarios written a statement (each with its input result): statements stay small whatever the testset's

@@ -1,11 +1,11 @@
-import type { Scope } from "../accounts/scope.ts";
-import { copyField, copyUnlessConflict, json, type Queryable } from "../db/database.ts";
-import { unprocessable } from "../errors.ts";
-import { isUuid, uuidv7 } from "../ids/uuid-v7.ts";
-import { matchMetadata, type MetadataFilter } from "../versioning/filters.ts";
-import { Conditions } from "../versioning/sql.ts";
-import { applyWindow, page, type Windowing } from "../versioning/windowing.ts";
-import { linkable, type RowSource, runSources } from "./run-chunks.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import { copyField, copyUnlessConflict, json, type Queryable } from "../../db/database.ts";
+import { isUuid, uuidv7 } from "../../ids/uuid-v7.ts";
+import { matchMetadata, type MetadataFilter } from "../../versioning/filters.ts";
+import { Conditions } from "../../versioning/sql.ts";
+import { applyWindow, page, type Windowing } from "../../versioning/windowing.ts";
+import { linkable, type RowSource, runSources } from "./linked-rows.ts";
+import { mistypedFilter } from "../errors.ts";
 
 /*
  * Runs, scenarios, results and metrics are plain rows of the caller's project with the same life:
@@ -149,7 +149,7 @@ const FILTER_VALUE: Record<string, [(v: unknown) => boolean, string]> = {
 function checkFilterValue(name: string, type: string, many: boolean, value: unknown): void {
   const [valid, expected] = FILTER_VALUE[type]!;
   const ok = many ? Array.isArray(value) && value.every(valid) : valid(value);
-  if (!ok) throw unprocessable(`Filter ${name} must be ${many ? `a list, each item ${expected}` : expected}; got ${JSON.stringify(value)}`);
+  if (!ok) throw mistypedFilter(name, many ? `a list, each item ${expected}` : expected, value);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import { uuidFromBytes } from "../testsets/testcase-id.ts";
+import { uuidFromBytes } from "../../testsets/testcase-id.ts";
 
 /**
  * What determines a step's result, as a UUID: the step's revision, the testcase it ran on, the repeat,

@@ -1,5 +1,5 @@
-import type { ErrorType } from "../runtime/errors.ts";
-import type { EntryPoint, SandboxLimits, SandboxResult } from "../runtime/code/sandbox.ts";
+import type { ErrorType } from "../../runtime/errors.ts";
+import type { EntryPoint, SandboxLimits, SandboxResult } from "../../runtime/code/sandbox.ts";
 import type { BatchCells, BatchWork } from "./batch-cells.ts";
 
 /** What the main thread sends the evaluation thread: a batch to invoke, its abort, or a sandbox run's outcome. */

@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
-import type { RunSandbox } from "../runtime/code/sandbox.ts";
-import { WorkflowError } from "../runtime/errors.ts";
-import { traceLine } from "../traces/trace-writer.ts";
+import type { RunSandbox } from "../../runtime/code/sandbox.ts";
+import { WorkflowError } from "../../runtime/errors.ts";
+import { traceLine } from "../../traces/trace-writer.ts";
 import { computeCells } from "./batch-cells.ts";
 import type { FromCellThread, SandboxOutcome, ToCellThread } from "./cell-messages.ts";
 

@@ -1,15 +1,15 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { HttpError, notFound } from "../errors.ts";
-import { testsets } from "../kinds/testsets.ts";
-import { idPages, type StoredIds } from "../testsets/chunk-lists.ts";
-import { loadTestcases } from "../testsets/testcases.ts";
-import { findRevision } from "../versioning/revisions.ts";
-import { deleteRows, fetchRows, insertRows, type Row } from "./entity-table.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { testsets } from "../../kinds/testsets.ts";
+import { idPages, type StoredIds } from "../../testsets/chunk-lists.ts";
+import { loadTestcases } from "../../testsets/testcases.ts";
+import { findRevision } from "../../versioning/revisions.ts";
+import { deleteRows, fetchRows, insertRows, type Row } from "../entities/entity-table.ts";
 import { createQueues, isDefaultShaped, type QueueData } from "./queues.ts";
-import { assertOpenRuns } from "./runs.ts";
-import { buildSteps, type Origin, type RunStep, type Target } from "./run-steps.ts";
-import { queues, results, runs, scenarios } from "./tables.ts";
+import { assertOpenRuns } from "../entities/runs.ts";
+import { buildSteps, type Origin, type RunStep, type Target } from "../execution/run-steps.ts";
+import { queues, results, runs, scenarios } from "../entities/tables.ts";
+import { queueRefused, testcasesNotFound, tracesNotFound } from "../errors.ts";
 
 /*
  * Simple queues, the reference's shortcut for human annotation: one call makes a run whose steps are a
@@ -44,22 +44,19 @@ export interface SimpleQueueInput {
   };
 }
 
-/** A refused simple-queue request, its detail the `{message}` object the reference's clients read. */
-const refused = (message: string, status = 400) => new HttpError(status, { message });
-
 /** The queue's kind, checked against its sources (400 when they disagree or one is missing). */
 function kindOf(data: SimpleQueueInput["data"]): "testsets" | "testcases" | "traces" {
   const hasTestsets = (data.testsets?.length ?? 0) > 0;
   if ((data.queries?.length ?? 0) > 0 || data.kind === "queries") {
-    throw refused("Queries-backed queues are not supported: Tessera stores no query revisions to draw traces from");
+    throw queueRefused("Queries-backed queues are not supported: Tessera stores no query revisions to draw traces from");
   }
-  if (!data.kind && !hasTestsets) throw refused("A simple queue needs data.kind or data.testsets");
+  if (!data.kind && !hasTestsets) throw queueRefused("A simple queue needs data.kind or data.testsets");
   if (hasTestsets && data.kind && data.kind !== "testsets") {
-    throw refused("A testset-backed queue has kind 'testsets'");
+    throw queueRefused("A testset-backed queue has kind 'testsets'");
   }
   if (data.kind === "traces") return "traces";
   if (data.kind === "testsets" && !hasTestsets) {
-    throw refused("kind 'testsets' needs data.testsets (testset revision ids)");
+    throw queueRefused("kind 'testsets' needs data.testsets (testset revision ids)");
   }
   return hasTestsets ? "testsets" : "testcases";
 }
@@ -71,7 +68,7 @@ function humanTargets(evaluators: Target | null | undefined): Record<string, Ori
     : { ...(evaluators ?? {}) };
   if (Object.keys(targets).length === 0) return null;
   if (!Object.values(targets).includes("human")) {
-    throw refused("A simple queue needs at least one human evaluator", 422);
+    throw queueRefused("A simple queue needs at least one human evaluator", 422);
   }
   return targets;
 }
@@ -141,13 +138,13 @@ export async function addTestcases(
   if (!found) return null;
   const steps = ((found.run.data as { steps?: RunStep[] } | null)?.steps ?? []);
   if (!steps.some((s) => s.key === TESTCASES_STEP)) {
-    throw refused("Cannot add testcases directly to a source-backed queue. Create a direct testcases queue instead.");
+    throw queueRefused("Cannot add testcases directly to a source-backed queue. Create a direct testcases queue instead.");
   }
   await assertOpenRuns(tx, scope, [found.run.id as string]);
   const unique = [...new Set(testcaseIds)];
   const known = new Set((await loadTestcases(tx, scope.projectId, unique)).map((t) => t.id));
   const missing = unique.filter((id) => !known.has(id));
-  if (missing.length) throw notFound(`Testcases not found: ${missing.join(", ")}`);
+  if (missing.length) throw testcasesNotFound(missing);
   await addScenarios(tx, scope, found.run.id as string, TESTCASES_STEP, unique);
   return queueId;
 }
@@ -166,12 +163,12 @@ export async function addTraces(
   const found = await loadQueue(tx, scope, queueId);
   if (!found) return null;
   if (queueKind(found.run) !== "traces") {
-    throw refused(
+    throw queueRefused(
       "Cannot add traces to a queue whose scenarios come from another source. Create a traces queue instead.",
     );
   }
   const malformed = traceIds.find((id) => !TRACE_ID.test(id));
-  if (malformed) throw refused(`${JSON.stringify(malformed)} is not a trace id (32 hex digits or a UUID)`);
+  if (malformed) throw queueRefused(`${JSON.stringify(malformed)} is not a trace id (32 hex digits or a UUID)`);
   await assertOpenRuns(tx, scope, [found.run.id as string]);
   const unique = [...new Set(traceIds.map(hexOf))];
   const known = new Set((await tx.query<{ id: string }>(
@@ -180,7 +177,7 @@ export async function addTraces(
     [scope.projectId, unique, unique],
   )).map((r) => r.id));
   const missing = unique.filter((id) => !known.has(id));
-  if (missing.length) throw notFound(`Traces not found: ${missing.join(", ")}`);
+  if (missing.length) throw tracesNotFound(missing);
   await addScenarios(tx, scope, found.run.id as string, TRACES_STEP, unique, "trace_id");
   return queueId;
 }

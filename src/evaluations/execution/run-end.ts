@@ -1,7 +1,7 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { hasOpenJobs } from "../jobs/queue.ts";
-import { refreshMetrics } from "./metrics.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { hasOpenJobs } from "../../jobs/queue.ts";
+import { refreshMetrics } from "../metrics/metrics.ts";
 
 /** The jobs of a server-run evaluation: one plans the run (scenarios and batches), then one job per batch. */
 export const PLAN_QUEUE = "evaluation.plan";

@@ -1,5 +1,5 @@
-import type { AppContext } from "../context.ts";
-import { JobWorker } from "../jobs/worker.ts";
+import type { AppContext } from "../../context.ts";
+import { JobWorker } from "../../jobs/worker.ts";
 import { batchHandler } from "./execute.ts";
 import { planHandler } from "./plan.ts";
 

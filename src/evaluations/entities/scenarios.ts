@@ -1,10 +1,10 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { badRequest } from "../errors.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
 import { editRow, insertRows, type Row } from "./entity-table.ts";
-import { beforeDirectWrite } from "./run-chunks.ts";
+import { beforeDirectWrite } from "../execution/run-chunks.ts";
 import { assertOpenRuns } from "./runs.ts";
 import { scenarios } from "./tables.ts";
+import { unknownScenarios } from "../errors.ts";
 
 /** Adds scenarios to open runs of the caller's project (404 for an unknown run, 409 for a closed one). */
 export async function createScenarios(db: Queryable, scope: Scope, items: Row[]): Promise<Row[]> {
@@ -46,6 +46,6 @@ export async function assertScenariosOfRuns(db: Queryable, scope: Scope, pairs: 
   const runs = new Map(rows.map((r) => [r.id, r.run_id]));
   const missing = [...new Set(pairs.filter((p) => runs.get(p.scenario_id) !== p.run_id).map((p) => p.scenario_id))];
   if (missing.length > 0) {
-    throw badRequest(`Cannot populate a result for a scenario that does not exist in its run: scenario_ids=[${missing.join(", ")}]`);
+    throw unknownScenarios(missing);
   }
 }

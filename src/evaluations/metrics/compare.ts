@@ -1,11 +1,11 @@
-import type { Scope } from "../accounts/scope.ts";
-import type { Queryable } from "../db/database.ts";
-import { fromJsonb } from "../db/jsonb-text.ts";
-import { badRequest, notFound } from "../errors.ts";
-import { canonicalJson } from "../testsets/canonical-json.ts";
-import { runRows } from "./run-chunks.ts";
-import type { RunStep } from "./run-steps.ts";
-import { results } from "./tables.ts";
+import type { Scope } from "../../accounts/scope.ts";
+import type { Queryable } from "../../db/database.ts";
+import { fromJsonb } from "../../db/jsonb-text.ts";
+import { canonicalJson } from "../../testsets/canonical-json.ts";
+import { runRows } from "../entities/linked-rows.ts";
+import type { RunStep } from "../execution/run-steps.ts";
+import { results } from "../entities/tables.ts";
+import { compareNeedsTwo, runNotFound } from "../errors.ts";
 
 /*
  * Runs compared side by side. Steps are matched by what they run (the application or evaluator
@@ -46,13 +46,13 @@ function artifactOf(step: RunStep): string | null {
 
 /** Metric deltas between runs and the testcases whose results changed: all of them counted, a page of them listed. */
 export async function compareRuns(db: Queryable, scope: Scope, runIds: string[], page: ComparePage = {}) {
-  if (runIds.length < 2) throw badRequest("Compare needs two or more run_ids");
+  if (runIds.length < 2) throw compareNeedsTwo();
   const runs = await db.query<RunInfo>(
     "SELECT id, name, status, data FROM evaluation_runs WHERE project_id = $1 AND id = ANY($2::uuid[])",
     [scope.projectId, runIds],
   );
   const byId = new Map(runs.map((r) => [r.id, r]));
-  for (const id of runIds) if (!byId.has(id)) throw notFound(`Evaluation run ${id} not found`);
+  for (const id of runIds) if (!byId.has(id)) throw runNotFound(id);
   const ordered = runIds.map((id) => byId.get(id)!);
 
   // step key of each run → artifact key, for the steps that produce something.

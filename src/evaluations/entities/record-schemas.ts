@@ -1,5 +1,5 @@
 import { Type, type TSchema } from "typebox";
-import { FreeObject, WindowingSchema } from "../schema-parts.ts";
+import { FreeObject, WindowingSchema } from "../../schema-parts.ts";
 
 /*
  * Evaluation entities as answered, in the reference's shapes (`api/oss/src/core/evaluations/types.py`:
