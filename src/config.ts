@@ -29,6 +29,10 @@ export interface Config {
     concurrency: number;
     /** How long a batch stays with a process that stopped renewing it (crashed) before another takes it over. */
     leaseMs: number;
+    /** Most traces a query step of a run takes (a live run: per window). */
+    maxTraces: number;
+    /** How often a live evaluation takes the traces of the interval just gone. */
+    liveIntervalMs: number;
   };
   /** The code sandbox's pool of threads and its limits (src/runtime/code/sandbox-pool.ts). */
   sandbox: { workers: number; projectConcurrency: number; projectQueueLimit: number; queueLimit: number };
@@ -132,6 +136,8 @@ function evaluationsConfig(env: NodeJS.ProcessEnv): Config["evaluations"] {
     ),
     concurrency: Math.max(1, integer("TESSERA_EVALUATION_CONCURRENCY", env.TESSERA_EVALUATION_CONCURRENCY, 8)),
     leaseMs: Math.max(1, integer("TESSERA_JOB_LEASE_SECONDS", env.TESSERA_JOB_LEASE_SECONDS, 60)) * 1000,
+    maxTraces: positive("TESSERA_EVALUATION_MAX_TRACES", env.TESSERA_EVALUATION_MAX_TRACES, 10_000),
+    liveIntervalMs: positive("TESSERA_LIVE_EVALUATION_INTERVAL_SECONDS", env.TESSERA_LIVE_EVALUATION_INTERVAL_SECONDS, 60) * 1000,
   };
 }
 

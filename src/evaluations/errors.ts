@@ -71,6 +71,10 @@ export const defaultQueueDeleted = (queueId: string, runId: string) =>
 /** A refused simple-queue request (400 unless `status` says otherwise), its detail the `{message}` object. */
 export const queueRefused = (message: string, status = 400) => new HttpError(status, { message });
 
+/** A simple queue's sources that break one of the reference's rules (its validation error, so a 422). */
+export const queueSourceInvalid = (rule: string) =>
+  unprocessable([{ loc: ["body", "queue", "data"], msg: `Value error, ${rule}`, type: "value_error" }]);
+
 /** 404: testcases the project does not hold. */
 export const testcasesNotFound = (missing: string[]) => notFound(`Testcases not found: ${missing.join(", ")}`);
 

@@ -9,6 +9,8 @@ import { assertOpenRuns } from "./entities/runs.ts";
 import { buildSteps, type RunStep, simpleSteps, type SimpleSteps } from "./execution/run-steps.ts";
 import { runs } from "./entities/tables.ts";
 import { serverRunWithoutSteps } from "./errors.ts";
+import { LIVE_QUEUE, scheduleLiveWindow } from "./execution/live-runs.ts";
+import { isInvocationQuery, queryRevisionData } from "./execution/trace-sources.ts";
 
 export interface SimpleEvaluationInput {
   name?: string | null;
@@ -19,31 +21,59 @@ export interface SimpleEvaluationInput {
   data?: (SimpleSteps & { status?: string | null; repeats?: number | null; concurrency?: Record<string, unknown> | null }) | null;
 }
 
+/** What creating a simple evaluation depends on in the server's configuration. */
+export interface EvaluationTiming {
+  /** How often a live evaluation takes the traces of the interval just gone. */
+  liveIntervalMs: number;
+}
+
 /**
  * Creates a run from revision ids and starts it. With `data.status: "running"` the client drives the run
- * (the reference SDK's `aevaluate`): nothing is dispatched. Otherwise the server executes it: a testset
- * step and an application or evaluator step are needed (400 before anything is stored).
+ * (the reference SDK's `aevaluate`): nothing is dispatched. Otherwise the server executes it: a testset or query
+ * step and an application or evaluator step are needed (400 before anything is stored). A live run (`flags.is_live`)
+ * grades the traces its queries pick, window after window, until stopped; each query must pick invocation traces,
+ * else no run is made (null, as the reference answers `count: 0`).
  */
-export async function createSimpleEvaluation(tx: Queryable, scope: Scope, input: SimpleEvaluationInput): Promise<Row> {
+export async function createSimpleEvaluation(
+  tx: Queryable, scope: Scope, input: SimpleEvaluationInput, timing: EvaluationTiming,
+): Promise<Row | null> {
   const data = input.data ?? {};
   const steps = await buildSteps(tx, scope, data);
   const clientDriven = data.status === "running";
+  const live = input.flags?.is_live === true;
   const has = (type: RunStep["type"]) => steps.some((s) => s.type === type);
   if (!clientDriven && !(has("input") && (has("invocation") || has("annotation")))) {
     throw serverRunWithoutSteps();
   }
+  const queried = steps.filter((s) => s.references.query_revision);
+  if (live && !(await liveQueries(tx, scope, queried))) return null;
   const flags = {
-    is_live: false, is_active: true, is_closed: false, is_queue: false,
+    is_live: live, is_active: true, is_closed: false, is_queue: false,
     is_cached: input.flags?.is_cached === true, is_split: input.flags?.is_split === true, ...shapeFlags(steps),
   };
   const repeats = Math.max(1, data.repeats ?? 1);
   const [run] = await insertRows(tx, scope, runs, [{
     name: input.name, description: input.description, tags: input.tags, meta: input.meta, flags,
-    status: clientDriven ? "running" : "queued",
+    status: clientDriven || live ? "running" : "queued",
     data: { steps, repeats, concurrency: data.concurrency ?? null, mappings: [] },
   }]);
-  if (!clientDriven) await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, key: run.id as string, payload: { run_id: run.id } }]);
+  const runId = run.id as string;
+  if (live) await scheduleLiveWindow(tx, scope.projectId, runId, new Date(), timing.liveIntervalMs);
+  else if (!clientDriven) {
+    // A query step takes the traces that started before the run: a plan taken over after a crash sees the same ones.
+    const window = queried.length ? { newest: new Date().toISOString() } : undefined;
+    await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, key: runId, payload: { run_id: runId, window } }]);
+  }
   return reconcileRun(tx, scope, run, new Set());
+}
+
+/** Whether a live run can be made of these query steps: at least one, each picking invocation traces. */
+async function liveQueries(tx: Queryable, scope: Scope, steps: RunStep[]): Promise<boolean> {
+  if (steps.length === 0) return false;
+  for (const step of steps) {
+    if (!isInvocationQuery(await queryRevisionData(tx, scope, step.references.query_revision.id))) return false;
+  }
+  return true;
 }
 
 /** Stops a run: queued batches are cancelled, the run is no longer active; what ran keeps its results. */
@@ -57,6 +87,7 @@ export async function stopEvaluation(tx: Queryable, scope: Scope, runId: string)
   );
   if (!rows.length) return null;
   await cancelQueued(tx, PLAN_QUEUE, { run_id: runId });
+  await cancelQueued(tx, LIVE_QUEUE, { run_id: runId });
   await cancelQueued(tx, BATCH_QUEUE, { run_id: runId });
   return (await fetchRows(tx, scope, runs, [runId]))[0] ?? null;
 }
@@ -66,12 +97,24 @@ export async function stopEvaluation(tx: Queryable, scope: Scope, runId: string)
  * if it has none yet, else queues again the scenarios that have not succeeded (with none left it ends again at once).
  * A closed run is a 409.
  */
-export async function startEvaluation(tx: Queryable, scope: Scope, runId: string, batchSize: number): Promise<Row | null> {
+export async function startEvaluation(
+  tx: Queryable, scope: Scope, runId: string, batchSize: number, timing: EvaluationTiming,
+): Promise<Row | null> {
   const [run] = await fetchRows(tx, scope, runs, [runId]);
   if (!run) return null;
   await assertOpenRuns(tx, scope, [runId]);
-  const flags = run.flags as { is_active?: boolean };
+  const flags = run.flags as { is_active?: boolean; is_live?: boolean };
   if (flags.is_active) return run;
+  if (flags.is_live) {
+    // A live run started again takes the traces from now on.
+    await tx.query(
+      `UPDATE evaluation_runs SET flags = flags || '{"is_active": true}', status = 'running', updated_at = now()
+       WHERE project_id = $1 AND id = $2`,
+      [scope.projectId, runId],
+    );
+    await scheduleLiveWindow(tx, scope.projectId, runId, new Date(), timing.liveIntervalMs);
+    return (await fetchRows(tx, scope, runs, [runId]))[0];
+  }
   const clientDriven = !(await isServerRun(tx, runId));
   await tx.query(
     `UPDATE evaluation_runs SET flags = flags || '{"is_active": true}', status = $3, updated_at = now()
@@ -125,7 +168,7 @@ export function simpleEvaluationRecord(run: Row): Row {
     created_at: run.created_at, updated_at: run.updated_at, deleted_at: run.deleted_at,
     created_by_id: run.created_by_id, updated_by_id: run.updated_by_id, deleted_by_id: run.deleted_by_id,
     data: {
-      status: run.status, query_steps: null, ...simpleSteps(data.steps), repeats: data.repeats ?? 1, concurrency: data.concurrency ?? null,
+      status: run.status, ...simpleSteps(data.steps), repeats: data.repeats ?? 1, concurrency: data.concurrency ?? null,
     },
   };
 }

@@ -68,11 +68,12 @@ const one = (run: Row | null | undefined) => ({ count: run ? 1 : 0, evaluation: 
 export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppContext) {
   const { db } = ctx;
   const batchSize = ctx.config.evaluations.batchSize;
+  const timing = { liveIntervalMs: ctx.config.evaluations.liveIntervalMs };
   const fetch = async (scope: Parameters<typeof fetchRows>[1], id: string) => (await fetchRows(db, scope, runs, [id]))[0] ?? null;
 
   app.post("/simple/evaluations/", { schema: { tags, summary: "Create and start an evaluation", body: CreateBody }, config: OneEvaluation }, async (req) => {
     const input = (req.body as Body).evaluation as SimpleEvaluationInput;
-    return one(await db.transaction((tx) => createSimpleEvaluation(tx, req.scope, input)));
+    return one(await db.transaction((tx) => createSimpleEvaluation(tx, req.scope, input, timing)));
   });
   app.post("/simple/evaluations/query", { schema: { tags, summary: "Query evaluations", body: QueryBody }, config: answers(manyOf("evaluations", SimpleEvaluationRecord)) }, async (req) => {
     const { evaluation, windowing } = req.body as Body;
@@ -92,7 +93,8 @@ export async function simpleEvaluationRoutes(app: FastifyInstance, ctx: AppConte
     return { count: id ? 1 : 0, evaluation_id: id ?? null };
   });
   app.post("/simple/evaluations/:evaluation_id/start", { schema: { tags, summary: "Start a stopped evaluation again", params: Id }, config: OneEvaluation }, async (req) => {
-    return one(await db.transaction((tx) => startEvaluation(tx, req.scope, (req.params as Body).evaluation_id, batchSize)));
+    const id = (req.params as Body).evaluation_id;
+    return one(await db.transaction((tx) => startEvaluation(tx, req.scope, id, batchSize, timing)));
   });
   app.post("/simple/evaluations/:evaluation_id/stop", { schema: { tags, summary: "Stop an evaluation", params: Id }, config: OneEvaluation }, async (req) => {
     return one(await db.transaction((tx) => stopEvaluation(tx, req.scope, (req.params as Body).evaluation_id)));

@@ -44,7 +44,7 @@ describe("planning a server-run evaluation", () => {
     ]);
     const [job] = await claim<PlanPayload>(server.db, PLAN_QUEUE, 1, 60_000);
     expect(job.payload.planned).toEqual({ [inputKey]: 3 });
-    await planHandler(server.db, 2).run(job, new AbortController().signal);
+    await planHandler(server.db, 2, 10_000).run(job, new AbortController().signal);
 
     const { results } = await p.ok("POST", "/evaluations/results/query", { result: { run_id: evaluation.id, step_key: inputKey } });
     const { testcases } = (await p.ok("POST", "/testsets/revisions/retrieve", {

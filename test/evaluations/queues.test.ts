@@ -204,11 +204,11 @@ describe("annotation queues from testcases (POST /simple/queues/)", () => {
     expect(none.statusCode).toBe(200);
     expect(none.json()).toMatchObject({ count: 0, queue: null });
     const queries = await createSimple({ kind: "queries", evaluators: [judge.revision_id] });
-    expect(queries.statusCode).toBe(400);
-    expect(queries.json().detail.message).toMatch(/^Queries-backed queues are not supported/);
+    expect(queries.statusCode).toBe(422);
+    expect(queries.json().detail[0].msg).toMatch(/kind='queries' requires query sources/);
     const noSource = await createSimple({ kind: "testsets", evaluators: [judge.revision_id] });
-    expect(noSource.statusCode).toBe(400);
-    expect(noSource.json().detail.message).toMatch(/needs data.testsets/);
+    expect(noSource.statusCode).toBe(422);
+    expect(noSource.json().detail[0].msg).toMatch(/kind='testsets' requires testset sources/);
     const badBatch = await createSimple({
       kind: "testcases", evaluators: [judge.revision_id], settings: { batch_size: 0 },
     });

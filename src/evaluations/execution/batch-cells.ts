@@ -9,6 +9,7 @@ import type { InvocationRecord } from "../../traces/traces.ts";
 import { type Cell, cell, type EarlierResult, reusedCell } from "./cells.ts";
 import { addResult, type StepPartials, StepStats } from "../metrics/metric-stats.ts";
 import type { PinnedStep } from "./run-steps.ts";
+import type { SourceItem } from "./trace-sources.ts";
 
 /*
  * The invoking part of a batch: each scenario's testcase through the application, then each automatic evaluator on
@@ -27,7 +28,8 @@ export interface BatchWork {
   cells: {
     scenarioId: string; repeat: number; testcaseId: string; hashes: Record<string, string>; chunk: string | null;
   }[];
-  testcases: Record<string, { id: string; data: unknown }>;
+  /** Each cell's source item by id: a testcase, or a trace with the outputs it recorded. */
+  testcases: Record<string, SourceItem>;
   /** Earlier results a cached run takes instead of invoking, by result hash. */
   reusable: Record<string, EarlierResult>;
   secrets: ProviderSecret[];
@@ -122,8 +124,9 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
     let upstream: Cell | null = null;
     if (app) keep((upstream = await compute(app, undefined)));
     let ok = !upstream || upstream.status === "success";
-    // Without an application, evaluators grade what the testcase holds as the output.
-    const outputs = upstream ? upstream.outputs : (inputs.outputs ?? inputs.output ?? null);
+    // Without an application, evaluators grade what the trace returned, or what the testcase holds as the output.
+    const outputs = upstream ? upstream.outputs
+      : testcase.outputs !== undefined ? testcase.outputs : (inputs.outputs ?? inputs.output ?? null);
     for (const grader of ok ? graders : []) {
       const graded = await compute(grader, outputs);
       keep(graded);

@@ -19,6 +19,7 @@ import { cellHashes } from "./result-hash.ts";
 import { chunkOf, chunksAmong } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, finishIfDone } from "./run-end.ts";
+import { type SourceItem, traceItems } from "./trace-sources.ts";
 import { results } from "../entities/tables.ts";
 
 export interface BatchPayload {
@@ -26,6 +27,8 @@ export interface BatchPayload {
   scenario_ids: string[];
   /** Each scenario's testcase, when the plan queued the batch (a restarted run's batches read the input results). */
   testcase_ids?: string[];
+  /** Each scenario's trace, for a run whose input is a query (trace-sources.ts). */
+  trace_ids?: string[];
   /** The plan found no earlier result for any cell of these scenarios: a cached run does not look them up again. */
   fresh?: boolean;
 }
@@ -89,14 +92,20 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         const { data } = await pinnedRevision(db, scope, step.revisionId);
         revisions[step.key] = { data, refs: step.references };
       }
-      const testcaseOf = new Map(job.payload.testcase_ids
-        ? scenarioIds.map((id, i) => [id, job.payload.testcase_ids![i]!])
-        : (await db.query<{ scenario_id: string; testcase_id: string }>(
-          `SELECT scenario_id, testcase_id FROM evaluation_results
+      // A scenario's source item: its testcase, or the trace a query picked (whose id then stands in for a testcase's).
+      const traced = Boolean(input.references.query_revision);
+      const planned = job.payload.testcase_ids ?? job.payload.trace_ids;
+      const testcaseOf = new Map(planned
+        ? scenarioIds.map((id, i) => [id, planned[i]!])
+        : (await db.query<{ scenario_id: string; item: string }>(
+          `SELECT scenario_id, coalesce(testcase_id::text, trace_id) AS item FROM evaluation_results
            WHERE run_id = $1 AND step_key = $2 AND scenario_id = ANY($3::uuid[])`,
           [runId, input.key, scenarioIds],
-        )).map((r) => [r.scenario_id, r.testcase_id]));
-      const read = await loadTestcaseData(db, scope.projectId, [...new Set(testcaseOf.values())]);
+        )).map((r) => [r.scenario_id, r.item]));
+      const itemIds = [...new Set(testcaseOf.values())];
+      const read: SourceItem[] = traced
+        ? await traceItems(db, scope.projectId, itemIds)
+        : await loadTestcaseData(db, scope.projectId, itemIds);
       const repeats = Math.max(1, run.data.repeats ?? 1);
       const chunks = await chunksAmong(db, runId, scenarioIds);
       const cells = scenarioIds.flatMap((scenarioId) => {
@@ -132,7 +141,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         if (still?.open) {
           // A scenario a client deleted meanwhile gets no results.
           const exist = await countBatch(tx, runId, computed, scenarioStatus);
-          const kept = computed.filter((c) => exist.has(c.scenario_id));
+          const kept = computed.filter((c) => exist.has(c.scenario_id)).map((c) => (traced ? { ...c, testcase_id: null } : c));
           await copyRows(tx, scope, results, kept.map((c) => ({ ...c, run_id: runId })));
           await storeBatchMetrics(tx, runId, metrics);
           await tx.query(

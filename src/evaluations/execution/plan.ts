@@ -15,6 +15,7 @@ import { addChunks, type Chunk, type ChunkRows, type ChunkShape, chunkShape, com
 import { computedSteps, type RunStep } from "./run-steps.ts";
 import { BATCH_QUEUE, finishIfDone, PLAN_QUEUE } from "./run-end.ts";
 import { results, scenarios } from "../entities/tables.ts";
+import { matchingTraces, queryRevisionData } from "./trace-sources.ts";
 
 /**
  * Scenarios written a statement (each with its input result): statements stay small whatever the testset's
@@ -28,8 +29,18 @@ const LINK_LEAVES = 256;
 
 export interface PlanPayload {
   run_id: string;
-  /** Testcases planned so far, by input step key: where a plan taken over after a crash goes on. */
+  /** Testcases (or traces) planned so far, by input step key: where a plan taken over after a crash goes on. */
   planned?: Record<string, number>;
+  /** The start times a query step's traces are taken from: fixed when the plan is queued, so a retried plan sees the same traces. */
+  window?: TraceWindow;
+}
+
+/** A window of trace start times (`oldest` inclusive, `newest` exclusive); a live run's scenarios are stamped with it. */
+export interface TraceWindow {
+  oldest?: string;
+  newest: string;
+  /** Seconds the window spans, for a live run's scenarios (`interval`, with `timestamp` its newest). */
+  interval?: number;
 }
 
 interface PlanRun {
@@ -50,7 +61,7 @@ interface PlanRun {
  * once; batches of the first chunks run while the rest is planned, and no transaction holds the embedded database
  * for long.
  */
-export function planHandler(db: Database, batchSize: number): JobHandler<PlanPayload> {
+export function planHandler(db: Database, batchSize: number, maxTraces: number): JobHandler<PlanPayload> {
   return {
     queue: PLAN_QUEUE,
     async run(job: Job<PlanPayload>) {
@@ -59,6 +70,10 @@ export function planHandler(db: Database, batchSize: number): JobHandler<PlanPay
       const [first] = await db.query<PlanRun>(RUN, [runId, job.projectId]);
       const scope = { projectId: job.projectId!, userId: first?.created_by_id ?? null };
       for (const step of first?.active ? first.data.steps.filter((s) => s.type === "input") : []) {
+        if (step.references.query_revision) {
+          await planTraces(db, { job, planned, scope, runId, step, batchSize, maxTraces });
+          continue;
+        }
         const revision = await findRevision(db, scope, testsets, { id: step.references.testset_revision.id });
         const leaves = await loadLeaves(db, scope.projectId, revision.data as StoredIds | null);
         const total = leaves.reduce((n, l) => n + l.count, 0);
@@ -98,6 +113,8 @@ export function planHandler(db: Database, batchSize: number): JobHandler<PlanPay
   };
 }
 
+const TESTCASES: RowSource = { field: "testcase_id", stamp: null };
+
 const RUN = `SELECT data, created_by_id, coalesce((flags->>'is_active')::boolean, false) AS active,
     coalesce((flags->>'is_cached')::boolean, false) AS cached
   FROM evaluation_runs WHERE id = $1 AND project_id = $2`;
@@ -110,6 +127,49 @@ interface LeafPlan {
   shape: ChunkShape | null;
   repeated: Set<string>;
   batchSize: number;
+}
+
+/** What a query step is planned with. */
+interface TracePlan {
+  job: Job<PlanPayload>;
+  planned: Record<string, number>;
+  scope: Scope;
+  runId: string;
+  step: RunStep;
+  batchSize: number;
+  maxTraces: number;
+}
+
+/**
+ * Plans a query step: one scenario per trace the query picks within the plan's window (its input result names the
+ * trace), `PLAN_ROWS` a transaction, each saving the plan's position as the testset steps do.
+ */
+export async function planTraces(db: Database, p: TracePlan): Promise<void> {
+  const { job, planned, scope, runId, step } = p;
+  const window = job.payload.window;
+  const query = await queryRevisionData(db, scope, step.references.query_revision.id);
+  const ids = await matchingTraces(db, scope, query, p.maxTraces, window ?? {});
+  const stamp = window?.interval ? { timestamp: window.newest, interval: window.interval } : null;
+  for (let more = ids.length > (planned[step.key] ?? 0); more;) {
+    more = await db.transaction(async (tx) => {
+      const [run] = await tx.query<PlanRun>(`${RUN} FOR UPDATE`, [runId, job.projectId]);
+      if (!run?.active) return false;
+      const from = planned[step.key] ?? 0;
+      const slice = ids.slice(from, from + PLAN_ROWS);
+      const plan: LeafPlan = { scope, run, runId, stepKey: step.key, shape: null, repeated: new Set(), batchSize: p.batchSize };
+      await planRows(tx, plan, slice, { field: "trace_id", stamp });
+      planned[step.key] = from + slice.length;
+      await tx.query("UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'queued'", [runId]);
+      if (!(await savePayload(tx, job, { ...job.payload, planned }))) throw new Error("the plan's lease was lost");
+      return planned[step.key]! < ids.length;
+    });
+  }
+}
+
+/** How a plan's rows name their source, and the window a live run's rows are stamped with. */
+interface RowSource {
+  field: "testcase_id" | "trace_id";
+  stamp: { timestamp: string; interval: number } | null;
 }
 
 /**
@@ -146,7 +206,7 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
   const bytes = await readChunks(tx, scope.projectId, fresh.map((f) => f.leaf.hash));
   const ids = fresh.flatMap((f) => unpackIds(bytes.get(f.leaf.hash)!).slice(f.skip));
   const made: string[] = [];
-  for (let i = 0; i < ids.length; i += PLAN_ROWS) made.push(...(await planRows(tx, plan, ids.slice(i, i + PLAN_ROWS))));
+  for (let i = 0; i < ids.length; i += PLAN_ROWS) made.push(...(await planRows(tx, plan, ids.slice(i, i + PLAN_ROWS), TESTCASES)));
   if (shape) {
     // Scenario ids are made in increasing order, so each leaf's scenarios are the range from its first to its last.
     const own: Chunk[] = [];
@@ -177,15 +237,16 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
  * scenarios' ids, in the order of `ids`. A cached run's scenario whose cells all have earlier results is stored as
  * done, with them, instead of batched.
  */
-async function planRows(tx: Queryable, plan: LeafPlan, ids: string[]): Promise<string[]> {
+async function planRows(tx: Queryable, plan: LeafPlan, ids: string[], source: RowSource): Promise<string[]> {
   const { scope, run, runId, stepKey, batchSize } = plan;
   const found = run.cached ? await earlierCells(tx, scope, run, ids) : null;
   const done = (i: number) => found !== null && found[i]!.length > 0 && found[i]!.every((c) => c !== null);
+  const stamp = source.stamp ?? {};
   const made = await copyRows(tx, scope, scenarios, ids.map((_, i) => ({
-    run_id: runId, status: done(i) ? "success" : "pending",
+    run_id: runId, status: done(i) ? "success" : "pending", ...stamp,
   })));
   await copyRows(tx, scope, results, made.flatMap((s, i) => [
-    { run_id: runId, scenario_id: s.id, step_key: stepKey, testcase_id: ids[i], status: "success" },
+    { run_id: runId, scenario_id: s.id, step_key: stepKey, [source.field]: ids[i], status: "success", ...stamp },
     ...(done(i) ? found![i]! : []).map((c) => ({ ...c!, run_id: runId, scenario_id: s.id })),
   ]));
   const left = made.flatMap((s, i) => (done(i) ? [] : [i]));
@@ -194,9 +255,10 @@ async function planRows(tx: Queryable, plan: LeafPlan, ids: string[]): Promise<s
     const slice = left.slice(at, at + batchSize);
     // A batch none of whose cells had an earlier result when planned does not look them up again.
     const fresh = found !== null && slice.every((i) => found[i]!.every((c) => c === null));
+    const items = slice.map((i) => ids[i]!);
     const payload: BatchPayload = {
-      run_id: runId, scenario_ids: slice.map((i) => made[i]!.id as string), testcase_ids: slice.map((i) => ids[i]!),
-      ...(fresh && { fresh }),
+      run_id: runId, scenario_ids: slice.map((i) => made[i]!.id as string),
+      ...(source.field === "trace_id" ? { trace_ids: items } : { testcase_ids: items }), ...(fresh && { fresh }),
     };
     batches.push({ queue: BATCH_QUEUE, projectId: scope.projectId, payload });
   }

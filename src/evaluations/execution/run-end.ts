@@ -10,7 +10,7 @@ export const BATCH_QUEUE = "evaluation.batch";
 /**
  * When no plan or batch of the run is left: its metrics are computed (and its chunks whose scenarios all succeeded
  * offered to later runs), and it ends `success`, `errors` or `failure` (the scenarios of chunks it links all
- * succeeded).
+ * succeeded). A live run goes on (live-runs.ts): only its metrics are refreshed.
  */
 export async function finishIfDone(db: Queryable, scope: Scope, runId: string): Promise<void> {
   if (await hasOpenJobs(db, [PLAN_QUEUE, BATCH_QUEUE], { run_id: runId })) return;
@@ -22,7 +22,7 @@ export async function finishIfDone(db: Queryable, scope: Scope, runId: string): 
            FROM evaluation_scenarios WHERE run_id = $1) s,
        (SELECT coalesce(sum(count), 0) AS total FROM evaluation_run_chunks
         WHERE run_id = $1 AND source_run_id <> run_id) l
-     WHERE r.id = $1 AND r.status IN ('queued', 'running')`,
+     WHERE r.id = $1 AND r.status IN ('queued', 'running') AND NOT coalesce((r.flags->>'is_live')::boolean, false)`,
     [runId],
   );
 }

@@ -1,5 +1,6 @@
 import type { Scope } from "../../accounts/scope.ts";
 import type { Queryable } from "../../db/database.ts";
+import { queries } from "../../kinds/queries.ts";
 import { testsets } from "../../kinds/testsets.ts";
 import { workflows } from "../../kinds/workflows.ts";
 import type { Kind } from "../../versioning/kind.ts";
@@ -8,7 +9,7 @@ import type { ComputedStep } from "./result-hash.ts";
 
 /*
  * A simple evaluation names revisions; its run pins them as steps, as the reference builds them:
- * `testset-<revision slug>` (input), `application-<slug>` (invocation), `evaluator-<slug>` (annotation),
+ * `testset-<revision slug>` or `query-<slug>` (input), `application-<slug>` (invocation), `evaluator-<slug>` (annotation),
  * each with the artifact, variant and revision it pins.
  */
 
@@ -24,12 +25,14 @@ export interface RunStep {
 }
 
 export interface SimpleSteps {
+  query_steps?: Target | null;
   testset_steps?: Target | null;
   application_steps?: Target | null;
   evaluator_steps?: Target | null;
 }
 
 const FAMILIES = [
+  { field: "query_steps", prefix: "query", type: "input", kind: queries, name: "query", origin: "custom" },
   { field: "testset_steps", prefix: "testset", type: "input", kind: testsets, name: "testset", origin: "custom" },
   { field: "application_steps", prefix: "application", type: "invocation", kind: workflows, name: "application", origin: "custom" },
   { field: "evaluator_steps", prefix: "evaluator", type: "annotation", kind: workflows, name: "evaluator", origin: "auto" },
@@ -61,7 +64,7 @@ export async function buildSteps(db: Queryable, scope: Scope, steps: SimpleSteps
 
 /** The simple evaluation's step targets read back from a run's steps. */
 export function simpleSteps(steps: RunStep[] | null | undefined): Required<SimpleSteps> {
-  const out: Required<SimpleSteps> = { testset_steps: null, application_steps: null, evaluator_steps: null };
+  const out: Required<SimpleSteps> = { query_steps: null, testset_steps: null, application_steps: null, evaluator_steps: null };
   for (const family of FAMILIES) {
     const picked = (steps ?? []).filter((s) => s.key.startsWith(`${family.prefix}-`) && s.references[`${family.name}_revision`]);
     if (picked.length) out[family.field] = Object.fromEntries(picked.map((s) => [s.references[`${family.name}_revision`].id, s.origin]));

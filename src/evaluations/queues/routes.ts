@@ -66,7 +66,8 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
   // Simple queues
   app.post("/simple/queues/", doc("Create a queue and its run", oneOf("queue", SimpleQueueRecord), { body: s.SimpleQueueCreateBody }), async (req) => {
     const input = (req.body as Body).queue as SimpleQueueInput;
-    return one("queue", await db.transaction((tx) => createSimpleQueue(tx, req.scope, input)));
+    const { maxTraces } = ctx.config.evaluations;
+    return one("queue", await db.transaction((tx) => createSimpleQueue(tx, req.scope, input, maxTraces)));
   });
   app.post("/simple/queues/query", doc("Query simple queues", manyOf("queues", SimpleQueueRecord), { body: s.SimpleQueueQueryBody }), async (req) => {
     const { queue: filter, windowing } = req.body as Body;

@@ -9,7 +9,8 @@ import { createQueues, isDefaultShaped, type QueueData } from "./queues.ts";
 import { assertOpenRuns } from "../entities/runs.ts";
 import { buildSteps, type Origin, type RunStep, type Target } from "../execution/run-steps.ts";
 import { queues, results, runs, scenarios } from "../entities/tables.ts";
-import { queueRefused, testcasesNotFound, tracesNotFound } from "../errors.ts";
+import { queueRefused, queueSourceInvalid, testcasesNotFound, tracesNotFound } from "../errors.ts";
+import { matchingTraces, queryRevisionData } from "../execution/trace-sources.ts";
 
 /*
  * Simple queues, the reference's shortcut for human annotation: one call makes a run whose steps are a
@@ -44,21 +45,21 @@ export interface SimpleQueueInput {
   };
 }
 
-/** The queue's kind, checked against its sources (400 when they disagree or one is missing). */
-function kindOf(data: SimpleQueueInput["data"]): "testsets" | "testcases" | "traces" {
+/** The queue's kind, checked against its sources as the reference checks them (422 naming the rule broken). */
+function kindOf(data: SimpleQueueInput["data"]): SimpleQueueKind {
+  const hasQueries = (data.queries?.length ?? 0) > 0;
   const hasTestsets = (data.testsets?.length ?? 0) > 0;
-  if ((data.queries?.length ?? 0) > 0 || data.kind === "queries") {
-    throw queueRefused("Queries-backed queues are not supported: Tessera stores no query revisions to draw traces from");
-  }
-  if (!data.kind && !hasTestsets) throw queueRefused("A simple queue needs data.kind or data.testsets");
-  if (hasTestsets && data.kind && data.kind !== "testsets") {
-    throw queueRefused("A testset-backed queue has kind 'testsets'");
-  }
-  if (data.kind === "traces") return "traces";
-  if (data.kind === "testsets" && !hasTestsets) {
-    throw queueRefused("kind 'testsets' needs data.testsets (testset revision ids)");
-  }
-  return hasTestsets ? "testsets" : "testcases";
+  const rules: [boolean, string][] = [
+    [hasQueries && hasTestsets, "simple queue source must be either queries or testsets"],
+    [!data.kind && !hasQueries && !hasTestsets, "simple queue requires kind, queries, or testsets"],
+    [hasQueries && data.kind != null && data.kind !== "queries", "query-backed queues must use kind='queries'"],
+    [hasTestsets && data.kind != null && data.kind !== "testsets", "testset-backed queues must use kind='testsets'"],
+    [data.kind === "queries" && !hasQueries, "kind='queries' requires query sources"],
+    [data.kind === "testsets" && !hasTestsets, "kind='testsets' requires testset sources"],
+  ];
+  const broken = rules.find(([broken]) => broken);
+  if (broken) throw queueSourceInvalid(broken[1]);
+  return data.kind ?? (hasQueries ? "queries" : "testsets");
 }
 
 /** Evaluators without an origin are human ones in a queue; a queue needs at least one human evaluator. */
@@ -73,23 +74,27 @@ function humanTargets(evaluators: Target | null | undefined): Record<string, Ori
   return targets;
 }
 
-/** Creates the run (source and evaluator steps, scenarios of its testset revisions) and its queue. */
-export async function createSimpleQueue(tx: Queryable, scope: Scope, input: SimpleQueueInput): Promise<Row | null> {
+/** Creates the run (source and evaluator steps, scenarios of its testset revisions or queries) and its queue. */
+export async function createSimpleQueue(
+  tx: Queryable, scope: Scope, input: SimpleQueueInput, maxTraces: number,
+): Promise<Row | null> {
   const { data } = input;
   const kind = kindOf(data);
   const evaluators = humanTargets(data.evaluators);
   // As the reference answers: without evaluators there is nothing to annotate, so no queue (count 0).
   if (!evaluators) return null;
   const steps: RunStep[] = await buildSteps(tx, scope, {
-    testset_steps: data.testsets ?? null, evaluator_steps: evaluators,
+    query_steps: data.queries ?? null, testset_steps: data.testsets ?? null, evaluator_steps: evaluators,
   });
-  if (kind !== "testsets") steps.unshift({ key: DIRECT_STEPS[kind], type: "input", origin: "custom", references: {} });
+  if (kind === "testcases" || kind === "traces") {
+    steps.unshift({ key: DIRECT_STEPS[kind], type: "input", origin: "custom", references: {} });
+  }
   const lanes = data.assignments?.length ?? 0;
   const repeats = Math.max(data.repeats ?? 1, lanes, 1);
   const annotations = steps.filter((s) => s.type === "annotation");
   const flags = {
     is_live: false, is_active: true, is_closed: false, is_queue: true, is_cached: false, is_split: false,
-    has_queries: false, has_testsets: kind === "testsets", has_traces: kind === "traces",
+    has_queries: kind === "queries", has_testsets: kind === "testsets", has_traces: kind === "traces",
     has_testcases: kind === "testcases",
     has_evaluators: true, has_custom: annotations.some((s) => s.origin === "custom"), has_human: true,
     has_auto: annotations.some((s) => s.origin === "auto"),
@@ -114,6 +119,12 @@ export async function createSimpleQueue(tx: Queryable, scope: Scope, input: Simp
     for await (const ids of idPages(tx, scope.projectId, revision.data as StoredIds | null)) {
       await addScenarios(tx, scope, run.id as string, step.key, ids);
     }
+  }
+  // A query-backed queue annotates the traces its queries pick when it is made (at most `maxTraces` each).
+  for (const step of steps.filter((s) => s.references.query_revision)) {
+    const query = await queryRevisionData(tx, scope, step.references.query_revision.id);
+    const ids = await matchingTraces(tx, scope, query, maxTraces);
+    if (ids.length) await addScenarios(tx, scope, run.id as string, step.key, ids, "trace_id");
   }
   return simpleQueueRecord(queue, run);
 }
@@ -162,7 +173,11 @@ export async function addTraces(
 ): Promise<string | null> {
   const found = await loadQueue(tx, scope, queueId);
   if (!found) return null;
-  if (queueKind(found.run) !== "traces") {
+  const kind = queueKind(found.run);
+  if (kind === "queries" || kind === "testsets") {
+    throw queueRefused("Cannot add traces directly to a source-backed queue. Create a direct traces queue instead.");
+  }
+  if (kind !== "traces") {
     throw queueRefused(
       "Cannot add traces to a queue whose scenarios come from another source. Create a traces queue instead.",
     );
@@ -208,6 +223,7 @@ export function queueKind(run: Row): SimpleQueueKind | null {
   if (steps.some((s) => s.key === TESTCASES_STEP && s.type === "input")) return "testcases";
   if (steps.some((s) => s.key === TRACES_STEP && s.type === "input")) return "traces";
   if (steps.some((s) => s.type === "input" && s.references.testset_revision)) return "testsets";
+  if (steps.some((s) => s.type === "input" && s.references.query_revision)) return "queries";
   return null;
 }
 
@@ -215,8 +231,9 @@ export function queueKind(run: Row): SimpleQueueKind | null {
 export function simpleQueueRecord(queue: Row, run: Row): Row {
   const data = (queue.data ?? {}) as QueueData;
   const steps = ((run.data as { steps?: RunStep[] } | null)?.steps ?? []);
-  const testsetIds = [...new Set(steps.filter((s) => s.type === "input" && s.references.testset_revision)
-    .map((s) => s.references.testset_revision.id))];
+  const sources = (name: string) => [...new Set(steps.filter((s) => s.type === "input" && s.references[name])
+    .map((s) => s.references[name].id))];
+  const [queryIds, testsetIds] = [sources("query_revision"), sources("testset_revision")];
   const runRepeats = (run.data as { repeats?: number } | null)?.repeats ?? 1;
   const lanes = data.user_ids?.length ?? 0;
   const repeats = Math.max(runRepeats, lanes);
@@ -227,7 +244,7 @@ export function simpleQueueRecord(queue: Row, run: Row): Row {
     created_by_id: queue.created_by_id, updated_by_id: queue.updated_by_id, deleted_by_id: queue.deleted_by_id,
     flags: queue.flags, tags: queue.tags, meta: queue.meta, status: queue.status,
     data: {
-      kind: queueKind(run), queries: null, testsets: testsetIds.length ? testsetIds : null,
+      kind: queueKind(run), queries: queryIds.length ? queryIds : null, testsets: testsetIds.length ? testsetIds : null,
       assignments: lanes ? data.user_ids : null, repeats: repeats > 1 ? repeats : null,
       settings: batched ? { batch_size: data.batch_size ?? null, batch_offset: data.batch_offset ?? null } : null,
     },
