@@ -8,10 +8,8 @@ import { FreeObject, Nullable } from "../schema-parts.ts";
 import { querySpans, MAX_QUERY_ITEMS, type SpanWindow } from "./query/query-spans.ts";
 import { spanIdHex, traceIdHex, traceIdToUuid } from "./span.ts";
 import { spanAnswer, traceTrees } from "./span-answer.ts";
-import { normalizeSpan } from "./otlp/normalize.ts";
-import { rollUp } from "./rollup.ts";
-import { jsonSpan, spansOfTraceBody } from "./span-ingest.ts";
-import { deleteTrace, spansOfTraces, storeSpans } from "./spans.ts";
+import { ingestJsonSpans, spansOfTraceBody } from "./span-ingest.ts";
+import { deleteTrace, spansOfTraces } from "./spans.ts";
 
 const Open = { additionalProperties: true } as const;
 const SpanRecord = Type.Object({
@@ -248,12 +246,5 @@ type IngestBody = { spans: Record<string, unknown>[] };
 
 /** Normalises and stores JSON spans; how many were stored. */
 async function ingest(ctx: AppContext, scope: Scope, sent: Record<string, unknown>[]): Promise<number> {
-  let spans;
-  try {
-    spans = sent.map((span) => normalizeSpan(jsonSpan(span)));
-  } catch (error) {
-    throw badRequest(`A span cannot be read: ${(error as Error).message}`);
-  }
-  if (spans.length > 0) await storeSpans(ctx.db, scope, rollUp(spans));
-  return spans.length;
+  return (await ingestJsonSpans(ctx.db, scope, sent)).length;
 }
