@@ -103,3 +103,22 @@ export async function deleteTrace(
     [scope.projectId, traceId],
   ) as { trace_id: string; span_id: string }[];
 }
+
+/** Most spans one fetch by ids answers. */
+export const MAX_BY_IDS = 10_000;
+
+/** The caller's spans among `traceIds` and `spanIds` (uuids; both kinds must match when both are given). */
+export async function spansByIds(
+  db: Queryable, scope: Scope, traceIds: string[], spanIds: string[],
+): Promise<StoredSpan[]> {
+  const params: unknown[] = [scope.projectId];
+  const where = ["project_id = $1"];
+  for (const [column, ids] of [["trace_id", traceIds], ["span_id", spanIds]] as const) {
+    if (ids.length > 0) where.push(`${column} = ANY($${params.push(ids)}::uuid[])`);
+  }
+  const rows = await db.query(
+    `SELECT ${SPAN_SELECT} FROM spans WHERE ${where.join(" AND ")} ORDER BY start_time, span_id LIMIT ${MAX_BY_IDS}`,
+    params,
+  );
+  return storedSpans(rows);
+}
