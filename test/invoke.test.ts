@@ -60,53 +60,41 @@ describe("invoking applications through the hosted runtime", () => {
     expect(res.headers.traceparent).toBe(`00-${envelope.trace_id}-${envelope.span_id}-01`);
     const { trace } = await p.ok("GET", `/traces/${envelope.trace_id}`);
     expect(trace).toMatchObject({ inputs: { country: "France" }, outputs: "Capital of France?", status: { code: 200 } });
-    expect(trace.spans.length).toBeGreaterThanOrEqual(2);
+    expect(Object.keys(trace.spans)).toEqual(["svc:builtin:completion:v0"]);
     const other = await server.project();
-    expect((await other.call("GET", `/traces/${envelope.trace_id}`)).statusCode).toBe(404);
+    expect((await other.ok("GET", `/traces/${envelope.trace_id}`))).toEqual({ count: 0 });
   });
 
-  it("stores what a trace repeats once, and reads the trace back whole", async () => {
+  it("records the invocation as spans in the reference's model: a workflow root and the model call", async () => {
     const parameters = prompt("Capital of {{country}}?");
     const inputs = { country: "Chile" };
     const res = await invokeAt("http://x/services/completion/v0", { data: { inputs, parameters } });
     const traceId = res.json().trace_id;
     const { trace } = await p.ok("GET", `/traces/${traceId}`);
-    const [root, task, call] = trace.spans;
-    for (const span of trace.spans) expect(span.trace_id).toBe(traceId);
-    expect(root.attributes).toMatchObject({
-      inputs: trace.inputs, outputs: "Capital of Chile?", usage: trace.usage, uri: "svc:builtin:completion:v0",
-    });
-    expect(root.attributes.parameters).toEqual(parameters);
-    expect(task.attributes.outputs).toBe("Capital of Chile?");
-    expect(task.attributes.messages).toEqual([
+    expect(trace).toMatchObject({ trace_id: traceId, span_id: res.json().span_id, status: { code: 200 } });
+    const root = trace.spans["svc:builtin:completion:v0"];
+    expect(root).toMatchObject({ trace_id: traceId, span_type: "workflow", trace_type: "invocation" });
+    expect(root.attributes.ag.data).toMatchObject({ inputs, outputs: "Capital of Chile?", parameters });
+    expect(root.attributes.ag.metrics.duration.cumulative).toBe(trace.latency_ms);
+    const task = root.spans.completion;
+    expect(task.attributes.ag.data.internals.messages).toEqual([
       { role: "system", content: "You answer in one word." }, { role: "user", content: "Capital of Chile?" },
     ]);
-    expect(call.attributes).toMatchObject({
-      prompt: task.attributes.messages, outputs: "Capital of Chile?", usage: trace.usage, model: "gpt-4o-mini",
+    const call = Object.values(task.spans as Record<string, any>)[0];
+    expect(call).toMatchObject({ span_type: "chat", span_kind: "SPAN_KIND_CLIENT", parent_id: task.span_id });
+    expect(call.attributes.ag.data).toMatchObject({
+      inputs: { prompt: task.attributes.ag.data.internals.messages }, outputs: "Capital of Chile?",
+      parameters: { model: "gpt-4o-mini" },
     });
-    // Stored: no span repeats the trace id, the row's inputs, outputs and usage, or the prompt the task span holds.
-    const [stored] = await server.db.query<{ spans: { trace_id?: string; same?: object; attributes: object }[] }>(
-      "SELECT spans FROM traces WHERE trace_id = $1", [traceId],
-    );
-    expect(stored.spans.every((s) => !("trace_id" in s))).toBe(true);
-    const fromRow = { outputs: "row.outputs", usage: "row.usage" };
-    expect(stored.spans[0]).toMatchObject({ same: { inputs: "row.inputs", ...fromRow } });
-    expect(stored.spans[2]).toMatchObject({ same: { prompt: "1.messages", ...fromRow } });
-    expect(stored.spans[2].attributes).not.toHaveProperty("prompt");
-  });
-
-  it("reads traces stored before their spans were packed as they were stored", async () => {
-    const span = {
-      trace_id: "a".repeat(32), span_id: "b".repeat(16), parent_id: null, name: "x", type: "workflow",
-      attributes: { inputs: { q: "a question" } },
-    };
-    await server.db.query(
-      `INSERT INTO traces (trace_id, project_id, span_id, inputs, outputs, status, latency_ms, spans)
-       VALUES ($1, $2, $3, $4, '"an answer"', '{"code": 200}', 1, $5)`,
-      ["a".repeat(32), p.id, "b".repeat(16), JSON.stringify({ q: "a question" }), JSON.stringify([span])],
-    );
-    const { trace } = await p.ok("GET", `/traces/${"a".repeat(32)}`);
-    expect(trace.spans).toEqual([span]);
+    const tokens = call.attributes.ag.metrics.tokens.incremental;
+    expect(tokens.total).toBeGreaterThan(0);
+    expect(root.attributes.ag.metrics.tokens.cumulative).toEqual(tokens);
+    expect(trace.usage).toEqual({ prompt_tokens: tokens.prompt, completion_tokens: tokens.completion, total_tokens: tokens.total });
+    // One store: the span query sees the invocation as it sees spans sent over OTLP.
+    const query = await p.ok("POST", "/tracing/spans/query", {
+      focus: "span", filter: { conditions: [{ field: "trace_id", value: traceId }] },
+    });
+    expect(query.spans.map((s: any) => s.span_type).sort()).toEqual(["chat", "task", "workflow"]);
   });
 
   it("invokes by environment reference (reference envelope) after a deploy", async () => {

@@ -18,6 +18,7 @@ import { secretRoutes } from "../secrets/routes.ts";
 import { traceRoutes } from "../traces/routes.ts";
 import { otlpRoutes } from "../tracing/otlp/routes.ts";
 import { tracingRoutes } from "../tracing/routes.ts";
+import { aggregateRoutes } from "../tracing/aggregate-routes.ts";
 import { queueRoutes } from "../evaluations/queues/routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
@@ -47,6 +48,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(traceRoutes, ctx);
   await app.register(otlpRoutes, ctx);
   await app.register(tracingRoutes, ctx);
+  await app.register(aggregateRoutes, ctx);
   await app.register(evaluationRoutes, ctx);
   await app.register(queueRoutes, ctx);
   await app.register(simpleEvaluationRoutes, ctx);

@@ -145,6 +145,7 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
       ctx.traces?.add(req.scope, {
         traceId: ids.traceId, spanId: ids.spanId, references, inputs, outputs, status,
         latencyMs: performance.now() - started, usage: result?.usage ?? null, spans: spans ?? result?.spans ?? [],
+        sessionId: body.session_id ?? null,
       });
     try {
       const config = await configure(body);

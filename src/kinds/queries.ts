@@ -1,4 +1,8 @@
+import type { Scope } from "../accounts/scope.ts";
+import type { Queryable } from "../db/database.ts";
+import type { Reference } from "../versioning/filters.ts";
 import type { Kind } from "../versioning/kind.ts";
+import { retrieveRevision } from "../versioning/resolve.ts";
 
 /**
  * A query is a saved trace filter (`filtering`, `windowing`, `formatting`, or a fixed list of trace ids), versioned
@@ -12,3 +16,19 @@ export const queries: Kind = {
   aliases: [],
   flags: {},
 };
+
+/** What a query revision holds. */
+export interface QueryData {
+  formatting?: { focus?: string | null; format?: string | null } | null;
+  filtering?: { operator?: string | null; conditions?: unknown[] } | null;
+  windowing?: { oldest?: unknown; newest?: unknown; next?: unknown; limit?: number | null } | null;
+  trace_ids?: string[] | null;
+}
+
+/** The data of the query revision the references name (the variant's latest, the artifact's default), or null. */
+export async function savedQuery(
+  db: Queryable, scope: Scope, refs: { artifact?: Reference; variant?: Reference; revision?: Reference },
+): Promise<QueryData | null> {
+  const { revision } = await retrieveRevision(db, scope, queries, refs);
+  return revision ? ((revision.data ?? {}) as QueryData) : null;
+}

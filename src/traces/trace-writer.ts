@@ -1,16 +1,16 @@
 import type { Scope } from "../accounts/scope.ts";
-import { copyField, type Database } from "../db/database.ts";
-import { jsonbText } from "../db/jsonb-text.ts";
-import { packSpans } from "./stored-spans.ts";
+import type { Database } from "../db/database.ts";
+import { invocationSpans } from "../tracing/invocation-spans.ts";
+import { spanLine, SPANS_COPY } from "../tracing/spans.ts";
 import type { InvocationRecord } from "./traces.ts";
 
 /**
- * Traces are written in batches, off the invoke path: one COPY every `intervalMs` (or sooner when
- * `maxBatch` are waiting). An embedded database runs queries on the server's own thread, so one
- * insert per invocation would cost every caller; a batch costs one COPY per interval. Each trace
- * waits as its line of COPY text (`traceLine`), which the evaluation thread writes for its own traces.
+ * Hosted invocations' traces are written into the spans table in batches, off the invoke path: one COPY every
+ * `intervalMs` (or sooner when `maxBatch` traces are waiting). An embedded database runs queries on the server's
+ * own thread, so one insert per invocation would cost every caller; a batch costs one COPY per interval. Each
+ * trace waits as its spans' lines of COPY text (`traceLine`), which the evaluation thread writes for its own.
  * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered.
- * A batch the database refuses is written again line by line: a trace already stored is skipped, and
+ * A batch the database refuses is written again line by line: a span already stored is skipped, and
  * only the lines the database refuses are lost (and reported to `onError`), never another caller's
  * trace that shared their batch.
  */
@@ -20,6 +20,7 @@ export class TraceWriter {
   readonly #maxBatch: number;
   /** Lines, and blocks of lines as UTF-8 (`addText`), `#lines` lines in all. */
   #pending: (string | Buffer)[] = [];
+  #records: [Scope, InvocationRecord][] = [];
   #lines = 0;
   #timer: NodeJS.Timeout | null = null;
   #writing: Promise<void> = Promise.resolve();
@@ -32,8 +33,9 @@ export class TraceWriter {
     this.#maxBatch = maxBatch;
   }
 
+  /** Queues an invocation's trace; its spans are built when the batch is written, not on the caller's path. */
   add(scope: Scope, t: InvocationRecord): void {
-    this.#pending.push(traceLine(scope, t));
+    this.#records.push([scope, t]);
     this.#added(1);
   }
 
@@ -55,12 +57,25 @@ export class TraceWriter {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     const batch = this.#pending;
+    const records = this.#records;
     this.#pending = [];
+    this.#records = [];
     this.#lines = 0;
-    if (batch.length > 0) {
-      this.#writing = this.#writing.then(() => this.#write(batch));
+    if (batch.length > 0 || records.length > 0) {
+      this.#writing = this.#writing.then(() => this.#write([...this.#linesOf(records), ...batch]));
     }
     return this.#writing;
+  }
+
+  #linesOf(records: [Scope, InvocationRecord][]): string[] {
+    return records.flatMap(([scope, record]) => {
+      try {
+        return [traceLine(scope, record)];
+      } catch (error) {
+        this.#onError(Object.assign(error as object, { traceId: record.traceId, projectId: scope.projectId }));
+        return [];
+      }
+    });
   }
 
   async #write(batch: (string | Buffer)[]): Promise<void> {
@@ -70,32 +85,24 @@ export class TraceWriter {
       for (const line of batch.flatMap(linesOf)) {
         await this.#copy([line]).catch((error: { code?: string }) => {
           if (error.code === UNIQUE_VIOLATION) return; // stored already
-          const [traceId, projectId] = line.split("\t", 2);
-          this.#onError(Object.assign(error, { traceId, projectId }));
+          const [projectId, traceId] = line.split("\t", 2);
+          this.#onError(Object.assign(error, { traceId: traceId?.replaceAll("-", ""), projectId }));
         });
       }
     }
   }
 
   #copy(lines: (string | Buffer)[]): Promise<void> {
-    return this.#db.copyFrom(`COPY traces (${COLUMNS.join(", ")}) FROM STDIN`, lines);
+    return this.#db.copyFrom(SPANS_COPY, lines);
   }
 }
 
 const UNIQUE_VIOLATION = "23505";
 /** The lines of a part of a batch (a line of COPY text ends with its only unescaped line break). */
 const linesOf = (part: string | Buffer): string[] =>
-  typeof part === "string" ? [part] : part.toString().split("\n").slice(0, -1).map((line) => `${line}\n`);
-const COLUMNS = [
-  "trace_id", "project_id", "span_id", "refs", "inputs", "outputs", "status", "latency_ms", "usage", "spans",
-];
-const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  part.toString().split("\n").slice(0, -1).map((line) => `${line}\n`);
 
-/** A trace as a line of COPY text for the traces table: spans packed (stored-spans.ts), values as JSON. */
+/** A trace as lines of COPY text for the spans table, one a span (tracing/invocation-spans.ts). */
 export function traceLine(scope: Scope, t: InvocationRecord): string {
-  const fields = [
-    text(t.traceId), scope.projectId, text(t.spanId), jsonbText(t.references), jsonbText(t.inputs),
-    jsonbText(t.outputs), jsonbText(t.status), text(t.latencyMs), jsonbText(t.usage), jsonbText(packSpans(t, t.spans)),
-  ];
-  return `${fields.map(copyField).join("\t")}\n`;
+  return invocationSpans(t).map((span) => spanLine(scope, span)).join("");
 }

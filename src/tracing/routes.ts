@@ -6,12 +6,10 @@ import { badRequest } from "../errors.ts";
 import { documentationOnly } from "../http/openapi.ts";
 import { FreeObject, Nullable } from "../schema-parts.ts";
 import { querySpans, MAX_QUERY_ITEMS, type SpanWindow } from "./query/query-spans.ts";
-import { spanIdHex, traceIdHex, traceIdToUuid } from "./span.ts";
+import { spanIdHex, spanIdToUuid, traceIdHex, traceIdToUuid } from "./span.ts";
 import { spanAnswer, traceTrees } from "./span-answer.ts";
-import { normalizeSpan } from "./otlp/normalize.ts";
-import { rollUp } from "./rollup.ts";
-import { jsonSpan, spansOfTraceBody } from "./span-ingest.ts";
-import { deleteTrace, spansOfTraces, storeSpans } from "./spans.ts";
+import { ingestJsonSpans, spansOfTraceBody } from "./span-ingest.ts";
+import { deleteTrace, spansByIds, spansOfTraces } from "./spans.ts";
 
 const Open = { additionalProperties: true } as const;
 const SpanRecord = Type.Object({
@@ -154,6 +152,7 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     config: documentationOnly({ response: { 200: TracingAnswer } }),
   }, async (req) => {
     const traceId = traceIdOf(req.params as { trace_id: string });
+    await ctx.traces?.flush(); // a hosted invocation just answered may still be on its way to the table
     const traces = traceTrees(await spansOfTraces(ctx.db, req.scope, [traceId]));
     const count = Object.keys(traces).length;
     return count > 0 ? { count, traces } : { count: 0 };
@@ -186,6 +185,33 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     return reply.code(202).send({ count: await ingest(ctx, req.scope, spans) });
   });
 
+  app.put("/tracing/traces/:trace_id", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Replace a trace's spans",
+      description: "Spans as `POST /tracing/traces` takes them, all of the trace the path names (`400` otherwise); " +
+        "each replaces the stored span of its ids. Answers the spans written.",
+      params: Type.Object({ trace_id: Type.String() }),
+      body: TraceBody,
+    },
+    config: documentationOnly({ response: { 202: DeleteAnswer } }),
+  }, async (req, reply) => {
+    const traceId = traceIdOf(req.params as { trace_id: string });
+    const sent = spansOfTraceBody(req.body as Record<string, unknown>);
+    const named = new Set(sent.map((span) => {
+      try {
+        return traceIdToUuid(String(span.trace_id));
+      } catch {
+        throw badRequest("Invalid trace_id in path or payload.");
+      }
+    }));
+    if (named.size !== 1) throw badRequest("Trace payload must contain exactly one trace_id.");
+    if (!named.has(traceId)) throw badRequest("Path trace_id does not match payload trace_id.");
+    const stored = await ingestJsonSpans(ctx.db, req.scope, sent);
+    const links = stored.map((s) => ({ trace_id: traceIdHex(s.trace_id), span_id: spanIdHex(s.span_id) }));
+    return reply.code(202).send({ count: links.length, links });
+  });
+
   app.delete("/tracing/traces/:trace_id", {
     schema: {
       tags: ["Observability"],
@@ -216,6 +242,7 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     const focus = body.formatting?.focus ?? body.focus ?? "trace";
     const windowing: SpanWindow = body.windowing
       ?? { oldest: body.oldest, newest: body.newest, next: body.next, limit: body.limit };
+    await ctx.traces?.flush();
     const { spans, next } = await querySpans(ctx.db, req.scope, { focus, filtering: filterOf(body), windowing });
     const page = next ? { windowing: next } : {};
     if (focus === "span") {
@@ -224,6 +251,67 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     const traces = traceTrees(spans);
     const count = Object.keys(traces).length;
     return count > 0 ? { count, traces, ...page } : { count: 0 };
+  });
+
+  app.get("/spans/", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Fetch spans by trace ids and/or span ids (the reference's preview router)",
+      description: "`trace_id` / `span_id` repeated, or `trace_ids` / `span_ids` separated by commas; at least one " +
+        "id (`400` otherwise). Spans this project does not hold are left out; oldest first.",
+      querystring: Type.Object({
+        trace_id: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+        trace_ids: Type.Optional(Type.String()),
+        span_id: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+        span_ids: Type.Optional(Type.String()),
+      }),
+    },
+    config: documentationOnly({ response: { 200: SpansAnswer } }),
+  }, async (req) => {
+    const query = req.query as Record<string, string | string[] | undefined>;
+    const ids = (one: string, many: string, parse: (id: string) => string) => {
+      const list = [query[one] ?? []].flat();
+      if (typeof query[many] === "string") list.push(...query[many].split(",").map((id) => id.trim()).filter(Boolean));
+      return [...new Set(list.map((id) => {
+        try {
+          return parse(id);
+        } catch {
+          throw badRequest(`Invalid ${one}: ${id}`);
+        }
+      }))];
+    };
+    const traceIds = ids("trace_id", "trace_ids", traceIdToUuid);
+    const spanIds = ids("span_id", "span_ids", spanIdToUuid);
+    if (traceIds.length + spanIds.length === 0) {
+      throw badRequest("At least one trace_id or span_id query parameter is required.");
+    }
+    await ctx.traces?.flush();
+    const spans = await spansByIds(ctx.db, req.scope, traceIds, spanIds);
+    return { count: spans.length, spans: spans.map(spanAnswer) };
+  });
+
+  app.get("/spans/:trace_id/:span_id", {
+    schema: {
+      tags: ["Observability"],
+      summary: "Fetch one span",
+      description: "`{count: 0}` when this project holds no such span.",
+      params: Type.Object({ trace_id: Type.String(), span_id: Type.String() }),
+    },
+    config: documentationOnly({
+      response: { 200: Type.Object({ count: Type.Integer(), span: Type.Optional(SpanRecord) }) },
+    }),
+  }, async (req) => {
+    const params = req.params as { trace_id: string; span_id: string };
+    const traceId = traceIdOf(params);
+    let spanId: string;
+    try {
+      spanId = spanIdToUuid(params.span_id);
+    } catch {
+      throw badRequest("Invalid span_id.");
+    }
+    await ctx.traces?.flush();
+    const [span] = await spansByIds(ctx.db, req.scope, [traceId], [spanId]);
+    return span ? { count: 1, span: spanAnswer(span) } : { count: 0 };
   });
 
   app.post("/spans/query", {
@@ -237,6 +325,7 @@ export async function tracingRoutes(app: FastifyInstance, ctx: AppContext) {
     config: documentationOnly({ response: { 200: SpansAnswer } }),
   }, async (req) => {
     const body = (req.body ?? {}) as { filtering?: unknown; windowing?: SpanWindow | null };
+    await ctx.traces?.flush();
     const { spans, next } = await querySpans(ctx.db, req.scope, {
       focus: "span", filtering: body.filtering, windowing: body.windowing ?? {},
     });
@@ -248,12 +337,5 @@ type IngestBody = { spans: Record<string, unknown>[] };
 
 /** Normalises and stores JSON spans; how many were stored. */
 async function ingest(ctx: AppContext, scope: Scope, sent: Record<string, unknown>[]): Promise<number> {
-  let spans;
-  try {
-    spans = sent.map((span) => normalizeSpan(jsonSpan(span)));
-  } catch (error) {
-    throw badRequest(`A span cannot be read: ${(error as Error).message}`);
-  }
-  if (spans.length > 0) await storeSpans(ctx.db, scope, rollUp(spans));
-  return spans.length;
+  return (await ingestJsonSpans(ctx.db, scope, sent)).length;
 }

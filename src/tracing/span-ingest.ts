@@ -3,10 +3,17 @@
  * or numbers, attributes nested or dotted. Each is read as an OTLP span would be, so one normalisation serves both.
  */
 
+import type { Scope } from "../accounts/scope.ts";
+import type { Database } from "../db/database.ts";
+import { badRequest } from "../errors.ts";
 import { isObject } from "./ag-attributes.ts";
+import { normalizeSpan } from "./otlp/normalize.ts";
 import { SPAN_KINDS, STATUS_CODES, type OtelSpan } from "./otlp/otlp-spans.ts";
 import { setOwn } from "./own-property.ts";
 import { timestampOf } from "./query/timestamps.ts";
+import { rollUp } from "./rollup.ts";
+import type { Span } from "./span.ts";
+import { storeSpans } from "./spans.ts";
 
 type Json = Record<string, unknown>;
 
@@ -84,4 +91,43 @@ export function spansOfTraceBody(body: Json): Json[] {
     if (isObject(trace) && isObject(trace.spans)) Object.values(trace.spans).forEach(walk);
   }
   return found;
+}
+
+/**
+ * The spans of the preview router's traces (`[{trace_id, spans: {<name>: span}}]`, children under `spans`), each
+ * with its trace's id, its parent's id and, when it names none, the time of the request, as the reference fills
+ * them in.
+ */
+export function spansOfTraceList(traces: unknown[]): Json[] {
+  const now = new Date().toISOString();
+  const found: Json[] = [];
+  const walk = (tree: unknown, traceId: unknown, parentId: unknown) => {
+    if (Array.isArray(tree)) return tree.forEach((node) => walk(node, traceId, parentId));
+    if (!isObject(tree)) return;
+    const { spans, ...span } = tree;
+    span.trace_id ??= traceId;
+    if (parentId !== null) span.parent_id ??= parentId;
+    span.start_time ??= now;
+    span.end_time ??= span.start_time;
+    found.push(span);
+    if (isObject(spans)) Object.values(spans).forEach((child) => walk(child, span.trace_id, span.span_id));
+  };
+  for (const trace of traces) {
+    if (isObject(trace) && isObject(trace.spans)) {
+      Object.values(trace.spans).forEach((root) => walk(root, trace.trace_id, null));
+    }
+  }
+  return found;
+}
+
+/** Normalises and stores JSON spans in the caller's project: the spans stored; a `400` when one cannot be read. */
+export async function ingestJsonSpans(db: Database, scope: Scope, sent: Json[]): Promise<Span[]> {
+  let spans: Span[];
+  try {
+    spans = sent.map((span) => normalizeSpan(jsonSpan(span)));
+  } catch (error) {
+    throw badRequest(`A span cannot be read: ${(error as Error).message}`);
+  }
+  if (spans.length > 0) await storeSpans(db, scope, rollUp(spans));
+  return spans;
 }

@@ -16,6 +16,8 @@ const COLUMNS = [
   '"references"', "links", "events", "created_by_id",
 ];
 const LIST = COLUMNS.join(", ");
+/** The COPY statement `spanLine` writes for. */
+export const SPANS_COPY = `COPY spans (${LIST}) FROM STDIN`;
 const REPLACED = COLUMNS.slice(3).map((c) => `${c} = EXCLUDED.${c}`).join(", ");
 /** Most spans one transaction writes, whatever their size. */
 const MAX_CHUNK_SPANS = 5000;
@@ -34,8 +36,8 @@ function time(column: string) {
 const text = (value: string | null) =>
   (value === null || !value.includes("\u0000") ? value : value.replaceAll("\u0000", ""));
 
-/** A span as a line of COPY text. */
-function spanLine(scope: Scope, s: Span): string {
+/** A span as a line of COPY text for `SPANS_COPY`. */
+export function spanLine(scope: Scope, s: Span): string {
   const fields = [
     scope.projectId, s.trace_id, s.span_id, s.parent_id, s.trace_type, s.span_type, s.span_kind, text(s.span_name),
     s.start_time, s.end_time, s.status_code, text(s.status_message), text(s.session_id), text(s.user_id),
@@ -100,4 +102,23 @@ export async function deleteTrace(
     "DELETE FROM spans WHERE project_id = $1 AND trace_id = $2 RETURNING trace_id::text, span_id::text",
     [scope.projectId, traceId],
   ) as { trace_id: string; span_id: string }[];
+}
+
+/** Most spans one fetch by ids answers. */
+export const MAX_BY_IDS = 10_000;
+
+/** The caller's spans among `traceIds` and `spanIds` (uuids; both kinds must match when both are given). */
+export async function spansByIds(
+  db: Queryable, scope: Scope, traceIds: string[], spanIds: string[],
+): Promise<StoredSpan[]> {
+  const params: unknown[] = [scope.projectId];
+  const where = ["project_id = $1"];
+  for (const [column, ids] of [["trace_id", traceIds], ["span_id", spanIds]] as const) {
+    if (ids.length > 0) where.push(`${column} = ANY($${params.push(ids)}::uuid[])`);
+  }
+  const rows = await db.query(
+    `SELECT ${SPAN_SELECT} FROM spans WHERE ${where.join(" AND ")} ORDER BY start_time, span_id LIMIT ${MAX_BY_IDS}`,
+    params,
+  );
+  return storedSpans(rows);
 }

@@ -20512,6 +20512,195 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/spans/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch spans by trace ids and/or span ids (the reference's preview router)
+         * @description `trace_id` / `span_id` repeated, or `trace_ids` / `span_ids` separated by commas; at least one id (`400` otherwise). Spans this project does not hold are left out; oldest first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    span_id?: string | string[];
+                    span_ids?: string;
+                    trace_id?: string | string[];
+                    trace_ids?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            spans: ({
+                                agent_id?: string;
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
+                                created_at: string;
+                                created_by_id?: string;
+                                end_time: string;
+                                events?: {
+                                    [key: string]: unknown;
+                                }[];
+                                links?: {
+                                    [key: string]: unknown;
+                                }[];
+                                parent_id?: string;
+                                references?: {
+                                    [key: string]: unknown;
+                                }[];
+                                session_id?: string;
+                                span_id: string;
+                                span_kind: string;
+                                span_name: string;
+                                span_type: string;
+                                /** @description Children by name (a list when two share one) */
+                                spans?: {
+                                    [key: string]: unknown;
+                                };
+                                start_time: string;
+                                status_code: string;
+                                status_message?: string;
+                                trace_id: string;
+                                trace_type: string;
+                                user_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Where the next page starts: send it back as the query's windowing */
+                            windowing?: {
+                                limit: number;
+                                newest: string;
+                                next: string;
+                                oldest?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/spans/{trace_id}/{span_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one span
+         * @description `{count: 0}` when this project holds no such span.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    span_id: string;
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            span?: {
+                                agent_id?: string;
+                                attributes: {
+                                    [key: string]: unknown;
+                                };
+                                created_at: string;
+                                created_by_id?: string;
+                                end_time: string;
+                                events?: {
+                                    [key: string]: unknown;
+                                }[];
+                                links?: {
+                                    [key: string]: unknown;
+                                }[];
+                                parent_id?: string;
+                                references?: {
+                                    [key: string]: unknown;
+                                }[];
+                                session_id?: string;
+                                span_id: string;
+                                span_kind: string;
+                                span_name: string;
+                                span_type: string;
+                                /** @description Children by name (a list when two share one) */
+                                spans?: {
+                                    [key: string]: unknown;
+                                };
+                                start_time: string;
+                                status_code: string;
+                                status_message?: string;
+                                trace_id: string;
+                                trace_type: string;
+                                user_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/spans/query": {
         parameters: {
             query?: never;
@@ -20618,6 +20807,158 @@ export interface paths {
                                 newest: string;
                                 next: string;
                                 oldest?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/spans/sessions/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the distinct session ids traces name (ag.session.id)
+         * @description Ordered by first activity (`realtime`: last), newest first unless `windowing.order` is `ascending`; at most 1000. With a `limit`, a full page answers the next page's `windowing`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        realtime?: boolean | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            session_ids: string[];
+                            /** @description The next page's window: send it back as `windowing` */
+                            windowing?: {
+                                limit: number;
+                                newest?: string;
+                                oldest?: string;
+                                order?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/spans/users/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the distinct user ids traces name (ag.user.id)
+         * @description Ordered by first activity (`realtime`: last), newest first unless `windowing.order` is `ascending`; at most 1000. With a `limit`, a full page answers the next page's `windowing`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        realtime?: boolean | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            user_ids: string[];
+                            /** @description The next page's window: send it back as `windowing` */
+                            windowing?: {
+                                limit: number;
+                                newest?: string;
+                                oldest?: string;
+                                order?: string;
                             };
                         };
                     };
@@ -23527,6 +23868,149 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/traces/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch traces by id
+         * @description `?trace_id=a&trace_id=b` or `?trace_ids=a,b`; ids this project does not hold are left out. No id is a `400`; at most 200.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A trace id; repeat the parameter for several */
+                    trace_id?: string | string[];
+                    /** @description Trace ids separated by commas */
+                    trace_ids?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            traces: ({
+                                created_at: string;
+                                inputs: unknown;
+                                latency_ms: number;
+                                outputs: unknown;
+                                references?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** @description The root span's id */
+                                span_id: string;
+                                /** @description Root spans by name, each span's children under its `spans` (a list when two share a name) */
+                                spans: {
+                                    [key: string]: unknown;
+                                };
+                                status: {
+                                    code: number;
+                                    message?: string;
+                                    type?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                                usage: unknown;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                            /** @description Where the next page starts: send it back as the query's windowing */
+                            windowing?: {
+                                limit: number;
+                                newest: string;
+                                next: string;
+                                oldest?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        /**
+         * Create one trace given as a span tree
+         * @description `trace`: `{trace_id, spans: {<name>: span}}`, as an item of `/traces/ingest`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        trace?: ({
+                            /** @description Root spans by name, children under each span's `spans`; a span without times is stamped now */
+                            spans?: {
+                                [key: string]: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            trace_id?: string;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace_id?: string;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/traces/{trace_id}": {
         parameters: {
             query?: never;
@@ -23534,7 +24018,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch the record of one invocation */
+        /**
+         * Fetch one trace
+         * @description A trace this project does not hold answers `{count: 0}`, as the reference does.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -23554,16 +24041,20 @@ export interface paths {
                     content: {
                         "application/json": {
                             count: number;
-                            trace: {
-                                created_at: unknown;
+                            trace?: {
+                                created_at: string;
                                 inputs: unknown;
                                 latency_ms: number;
                                 outputs: unknown;
                                 references?: {
                                     [key: string]: unknown;
                                 } | null;
+                                /** @description The root span's id */
                                 span_id: string;
-                                spans: unknown[];
+                                /** @description Root spans by name, each span's children under its `spans` (a list when two share a name) */
+                                spans: {
+                                    [key: string]: unknown;
+                                };
                                 status: {
                                     code: number;
                                     message?: string;
@@ -23576,8 +24067,72 @@ export interface paths {
                             } & {
                                 [key: string]: unknown;
                             };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                /** @description `query` and `ingest` are not trace ids: they are POST routes */
+                405: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /**
+         * Replace the spans of one trace
+         * @description The spans sent replace those stored under the same ids. The trace in the body must be the one the path names (`400` otherwise).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        trace?: ({
+                            /** @description Root spans by name, children under each span's `spans`; a span without times is stamped now */
+                            spans?: {
+                                [key: string]: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            trace_id?: string;
                         } & {
                             [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace_id?: string;
                         };
                     };
                 };
@@ -23593,8 +24148,115 @@ export interface paths {
                 503: components["responses"]["Error503"];
             };
         };
-        put?: never;
         post?: never;
+        /**
+         * Delete one trace
+         * @description `{count: 0}` when this project holds no such trace.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace_id?: string;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/traces/ingest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ingest traces given as span trees
+         * @description `traces`: `[{trace_id, spans: {<name>: span}}]`, each span's children under its `spans`. Normalised as `/tracing/spans/ingest` does; none, or a span that cannot be read, is a `400`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        traces?: ({
+                            /** @description Root spans by name, children under each span's `spans`; a span without times is stamped now */
+                            spans?: {
+                                [key: string]: {
+                                    [key: string]: unknown;
+                                };
+                            };
+                            trace_id?: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[] | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace_ids: string[];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -23611,8 +24273,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Fetch the records of several invocations by trace id (Tessera)
-         * @description At most 200 ids; ids this project does not hold are left out of the answer.
+         * Query traces: by ids, or with filtering and windowing
+         * @description With `trace_ids`, those traces. Otherwise `filtering` (as `/tracing/spans/query`: a trace matches when one of its spans does) and `windowing`, newest first, at most 1000 traces a page, with the next page's `windowing` when the page is full. Saved queries (`query_ref`, `query_variant_ref`, `query_revision_ref`) are not held here: a `400`.
          */
         post: {
             parameters: {
@@ -23624,7 +24286,31 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        trace_ids: string[];
+                        filtering?: {
+                            [key: string]: unknown;
+                        } | null;
+                        query_ref?: {
+                            [key: string]: unknown;
+                        } | null;
+                        query_revision_ref?: {
+                            [key: string]: unknown;
+                        } | null;
+                        query_variant_ref?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description By id (at most 200): ids this project does not hold are left out, the rest answered in the order asked */
+                        trace_ids?: string[];
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
                     };
                 };
             };
@@ -23638,15 +24324,19 @@ export interface paths {
                         "application/json": {
                             count: number;
                             traces: ({
-                                created_at: unknown;
+                                created_at: string;
                                 inputs: unknown;
                                 latency_ms: number;
                                 outputs: unknown;
                                 references?: {
                                     [key: string]: unknown;
                                 } | null;
+                                /** @description The root span's id */
                                 span_id: string;
-                                spans: unknown[];
+                                /** @description Root spans by name, each span's children under its `spans` (a list when two share a name) */
+                                spans: {
+                                    [key: string]: unknown;
+                                };
                                 status: {
                                     code: number;
                                     message?: string;
@@ -23659,8 +24349,188 @@ export interface paths {
                             } & {
                                 [key: string]: unknown;
                             })[];
-                        } & {
+                            /** @description Where the next page starts: send it back as the query's windowing */
+                            windowing?: {
+                                limit: number;
+                                newest: string;
+                                next: string;
+                                oldest?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracing/sessions/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the distinct session ids traces name (ag.session.id)
+         * @description Ordered by first activity (`realtime`: last), newest first unless `windowing.order` is `ascending`; at most 1000. With a `limit`, a full page answers the next page's `windowing`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        realtime?: boolean | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            session_ids: string[];
+                            /** @description The next page's window: send it back as `windowing` */
+                            windowing?: {
+                                limit: number;
+                                newest?: string;
+                                oldest?: string;
+                                order?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracing/spans/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count spans, their duration, costs and tokens in time buckets (the reference's legacy analytics)
+         * @description `windowing` (or top-level `oldest`, `newest`, `interval` in minutes) and `filtering` as in `/tracing/spans/query`; focus `trace` counts root spans with their cumulative costs and tokens. Buckets go by the time spans were stored; at most 1,024 (a finer interval is widened).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filter?: ({
                             [key: string]: unknown;
+                        } | string) | null;
+                        filtering?: {
+                            [key: string]: unknown;
+                        } | null;
+                        focus?: ("trace" | "span") | null;
+                        formatting?: {
+                            focus?: ("trace" | "span") | null;
+                            format?: string | null;
+                        } | null;
+                        interval?: number | null;
+                        newest?: (string | number) | null;
+                        oldest?: (string | number) | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Oldest first; `errors` holds the spans that recorded an exception */
+                            buckets: {
+                                errors: {
+                                    costs: number;
+                                    count: number;
+                                    duration: number;
+                                    tokens: number;
+                                };
+                                /** @description Minutes */
+                                interval: number;
+                                timestamp: string;
+                                total: {
+                                    costs: number;
+                                    count: number;
+                                    duration: number;
+                                    tokens: number;
+                                };
+                            }[];
+                            count: number;
                         };
                     };
                 };
@@ -24146,7 +25016,66 @@ export interface paths {
                 503: components["responses"]["Error503"];
             };
         };
-        put?: never;
+        /**
+         * Replace a trace's spans
+         * @description Spans as `POST /tracing/traces` takes them, all of the trace the path names (`400` otherwise); each replaces the stored span of its ids. Answers the spans written.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Spans as `/tracing/spans/ingest` takes them */
+                        spans?: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description By trace id: `{spans: {<name>: span}}`, each span's children under its `spans` */
+                        traces?: {
+                            [key: string]: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            /** @description The spans deleted */
+                            links: {
+                                span_id: string;
+                                trace_id: string;
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
         post?: never;
         /**
          * Delete a trace's spans
@@ -24191,6 +25120,82 @@ export interface paths {
                 503: components["responses"]["Error503"];
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracing/users/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List the distinct user ids traces name (ag.user.id)
+         * @description Ordered by first activity (`realtime`: last), newest first unless `windowing.order` is `ascending`; at most 1000. With a `limit`, a full page answers the next page's `windowing`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        realtime?: boolean | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                            order?: string | null;
+                            rate?: number | null;
+                        } | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            user_ids: string[];
+                            /** @description The next page's window: send it back as `windowing` */
+                            windowing?: {
+                                limit: number;
+                                newest?: string;
+                                oldest?: string;
+                                order?: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -1,7 +1,7 @@
 import type { Scope } from "../../accounts/scope.ts";
 import type { Queryable } from "../../db/database.ts";
 import { fromJsonb } from "../../db/jsonb-text.ts";
-import { queries } from "../../kinds/queries.ts";
+import { queries, type QueryData } from "../../kinds/queries.ts";
 import { filteringSql, Params } from "../../tracing/query/filtering.ts";
 import { timestampOf } from "../../tracing/query/timestamps.ts";
 import { traceIdHex, traceIdToUuid } from "../../tracing/span.ts";
@@ -12,12 +12,6 @@ import { findRevision } from "../../versioning/revisions.ts";
  * root span gives the scenario its inputs and the outputs the evaluators grade, as the reference's query steps do.
  */
 
-/** What a query revision holds (the queries kind's data). */
-export interface QueryData {
-  filtering?: { conditions?: unknown[] } | null;
-  windowing?: { oldest?: unknown; newest?: unknown; limit?: number | null } | null;
-  trace_ids?: string[] | null;
-}
 
 /** One source item of a batch: a testcase, or a trace read as one (with the outputs its root span recorded). */
 export interface SourceItem {
