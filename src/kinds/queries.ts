@@ -1,5 +1,6 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
+import { HttpError } from "../errors.ts";
 import type { Reference } from "../versioning/filters.ts";
 import type { Kind } from "../versioning/kind.ts";
 import { retrieveRevision } from "../versioning/resolve.ts";
@@ -29,6 +30,11 @@ export interface QueryData {
 export async function savedQuery(
   db: Queryable, scope: Scope, refs: { artifact?: Reference; variant?: Reference; revision?: Reference },
 ): Promise<QueryData | null> {
-  const { revision } = await retrieveRevision(db, scope, queries, refs);
-  return revision ? ((revision.data ?? {}) as QueryData) : null;
+  try {
+    const { revision } = await retrieveRevision(db, scope, queries, refs);
+    return revision ? ((revision.data ?? {}) as QueryData) : null;
+  } catch (error) {
+    if (error instanceof HttpError && error.statusCode === 404) return null;
+    throw error;
+  }
 }

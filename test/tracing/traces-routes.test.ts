@@ -118,9 +118,26 @@ describe("POST /traces/query", () => {
       filtering: { operator: "and", conditions: [{ field: "attributes", key: "a", operator: "invalid_operator" }] },
     });
     expect(bad.statusCode).toBe(400);
-    const saved = await project.call("POST", "/traces/query", { query_revision_ref: { id: crypto.randomUUID() } });
-    expect(saved.statusCode).toBe(400);
-    expect(saved.json().detail).toMatch(/query_revision_ref/);
+    const unknown = await project.ok("POST", "/traces/query", { query_revision_ref: { id: crypto.randomUUID() } });
+    expect(unknown).toEqual({ count: 0, traces: [] });
+  });
+
+  it("answers a saved query by its revision, and sends a span-focused one to /spans/query", async () => {
+    const key = `saved_${randomHex(4)}`;
+    const sent = [trace({ [key]: "yes" }), trace({ [key]: "yes" }), trace({ [key]: "no" })];
+    await ingest({ traces: sent });
+    const data = { filtering: attributeIs(key, "yes"), windowing: { limit: 50 } };
+    const { query } = await project.ok("POST", "/simple/queries/", { query: { slug: key, data } });
+    const found = await project.ok("POST", "/traces/query", { query_revision_ref: { id: query.revision_id } });
+    expect(found.traces.map((t: any) => t.trace_id).sort()).toEqual([sent[0]!.trace_id, sent[1]!.trace_id].sort());
+    const byVariant = await project.ok("POST", "/traces/query", { query_variant_ref: { id: query.variant_id } });
+    expect(byVariant.count).toBe(2);
+    const spanFocused = (await project.ok("POST", "/simple/queries/", {
+      query: { slug: `${key}-spans`, data: { ...data, formatting: { focus: "span" } } },
+    })).query;
+    const refused = await project.call("POST", "/traces/query", { query_revision_ref: { id: spanFocused.revision_id } });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().detail).toMatch(/spans\/query/);
   });
 });
 
