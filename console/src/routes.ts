@@ -4,6 +4,9 @@
  */
 import { ArtifactPage } from "./pages/artifact.tsx";
 import { ArtifactDiffPage } from "./pages/artifact-diff.tsx";
+import { CreateEvaluatorPage } from "./pages/create-evaluator.tsx";
+import { CreateTestsetPage } from "./pages/create-testset.tsx";
+import { CreateWorkflowPage } from "./pages/create-workflow.tsx";
 import { EditPage } from "./pages/edit.tsx";
 import { EnvironmentsPage } from "./pages/environments.tsx";
 import { EvaluationComparePage } from "./pages/evaluation-compare.tsx";
@@ -24,6 +27,10 @@ export const ROUTES: Route[] = [
   { pattern: "/testsets/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "environments" }), section: "environments" },
   { pattern: "/playground", view: PlaygroundPage, section: "playground" },
+  { pattern: "/applications/new", view: (p) => CreateWorkflowPage({ ...p, kind: "applications" }), section: "registry" },
+  { pattern: "/workflows/new", view: (p) => CreateWorkflowPage({ ...p, kind: "workflows" }), section: "registry" },
+  { pattern: "/evaluators/new", view: CreateEvaluatorPage, section: "registry" },
+  { pattern: "/testsets/new", view: CreateTestsetPage, section: "registry" },
   { pattern: "/applications/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "applications" }), section: "registry" },
   { pattern: "/workflows/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "workflows" }), section: "registry" },
   { pattern: "/evaluators/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "evaluators" }), section: "registry" },
