@@ -14,6 +14,7 @@ import { EvaluationRunPage } from "./pages/evaluation-run.tsx";
 import { EvaluationsPage } from "./pages/evaluations.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
 import type { Route } from "./router.ts";
 import { TestsetGridPage, TestsetLatestRowsPage } from "./pages/testset-grid.tsx";
 
@@ -41,6 +42,7 @@ export const ROUTES: Route[] = [
   { pattern: "/testsets/:id/rows", view: TestsetLatestRowsPage, section: "registry" },
   { pattern: "/testsets/:id", view: (p) => ArtifactPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id", view: (p) => ArtifactPage({ ...p, kind: "environments" }), section: "environments" },
+  { pattern: "/settings", view: SettingsPage, section: "settings" },
   { pattern: "/evaluations", view: EvaluationsPage, section: "evaluations" },
   { pattern: "/evaluations/compare", view: EvaluationComparePage, section: "evaluations" },
   { pattern: "/evaluations/:id", view: EvaluationRunPage, section: "evaluations" },
