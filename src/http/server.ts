@@ -37,6 +37,9 @@ const writes = (method: string, url: string) =>
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: ctx.config.logLevel },
+    // Two lines per request buried the first-start banner: requests are logged at debug and trace only
+    // (errors are logged either way).
+    disableRequestLogging: ctx.config.logLevel !== "debug" && ctx.config.logLevel !== "trace",
     bodyLimit: ctx.config.bodyLimit,
     // Fastify would take the header as given; genReqId reads it itself so that only a well-formed one is kept.
     requestIdHeader: false,
