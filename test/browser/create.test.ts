@@ -7,7 +7,9 @@ import { screenshot, signIn, startConsoleServer, useBrowser, type ConsoleServer 
 /** The newest revision's data of an artifact of `kind` (through the API, as a client would read it). */
 async function latestData(server: ConsoleServer, kind: string, id: string): Promise<Record<string, any>> {
   const one = kind.slice(0, -1);
-  const answer = await server.api("POST", `/${kind}/revisions/query`, { [`${one}_refs`]: [{ id }], windowing: { limit: 1, order: "descending" } });
+  const answer = await server.api("POST", `/${kind}/revisions/query`, {
+    [`${one}_refs`]: [{ id }], windowing: { limit: 1, order: "descending" },
+  });
   const revisions = answer[`${one}_revisions`];
   expect(revisions.length).toBe(1);
   return (await server.api("GET", `/${kind}/revisions/${revisions[0].id}`))[`${one}_revision`].data;
@@ -56,6 +58,21 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     expect(rows.map((data) => data.country)).toEqual(["France", "Japan", "Peru"]);
     const { testset } = await server.api("GET", `/simple/testsets/${id}`);
     expect([testset.slug, testset.name]).toEqual(["world-capitals", "World capitals"]);
+  });
+
+  it("says when the bytes are sent and the server is still storing the rows", async () => {
+    const file = join(dir, "numbers.csv");
+    const lines = Array.from({ length: 30_000 }, (_, i) => `${i},${i * i},square of ${i}`);
+    writeFileSync(file, `n,square,text\n${lines.join("\n")}\n`);
+    const { page } = browser;
+    await signIn(page, server, "/testsets/new");
+    await page.getByLabel("File (CSV, JSON or JSON Lines)").setInputFiles(file);
+    await page.getByRole("button", { name: "Create testset" }).click();
+    await page.getByText("Sent; the server is storing the rows…").waitFor();
+    // The bar no longer claims a percentage: it shows work going on.
+    await expect(page.getByRole("progressbar", { name: "Upload progress" }).getAttribute("value")).resolves.toBeNull();
+    await page.waitForURL(/\/rows/, { timeout: 60_000 });
+    await page.getByTestId("row-count").filter({ hasText: "30,000" }).waitFor();
   });
 
   it("refuses a broken file with the server's detail and creates nothing", async () => {
@@ -138,7 +155,8 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     await page.goto(`${server.url}/applications/new`);
     await page.getByRole("radio", { name: /Code/ }).check();
     await page.getByLabel("Name", { exact: true }).fill("Shouter");
-    await page.getByLabel("Script (JavaScript)").fill("function run(inputs) { return String(inputs.text).toUpperCase(); }");
+    const script = "function run(inputs) { return String(inputs.text).toUpperCase(); }";
+    await page.getByLabel("Script (JavaScript)").fill(script);
     await page.getByRole("button", { name: "Create application" }).click();
     await page.getByRole("heading", { name: "Shouter" }).waitFor();
     const code = await latestData(server, "applications", idInUrl(page.url(), "applications"));
@@ -152,7 +170,7 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     await expect(page.getByRole("alert").textContent()).resolves.toMatch(/shouter/i);
   });
 
-  it("creates evaluators: exact match on a chosen column, a regex preset, an LLM judge with its prompt and model", async () => {
+  it("creates evaluators: exact match on a chosen column, a regex preset, an LLM judge with prompt and model", async () => {
     const { page } = browser;
     await signIn(page, server, "/registry?kind=evaluators");
     await page.getByText("No evaluators yet").waitFor();
@@ -162,7 +180,8 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     await page.getByLabel("Name", { exact: true }).fill("Right capital");
     // The column is chosen among the testsets' columns.
     const column = page.getByLabel("Expected answer column");
-    await expect(column.locator("option").allTextContents()).resolves.toEqual(expect.arrayContaining(["expected", "country"]));
+    const choices = await column.locator("option").allTextContents();
+    expect(choices).toEqual(expect.arrayContaining(["expected", "country"]));
     await column.selectOption("expected");
     await page.getByRole("group", { name: "Settings" }).scrollIntoViewIfNeeded();
     await screenshot(page, "create-evaluator");
@@ -194,7 +213,9 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     const judge = await latestData(server, "evaluators", idInUrl(page.url(), "evaluators"));
     expect(judge.uri).toBe("agenta:builtin:auto_ai_critique:v0");
     expect(judge.parameters.model).toBe("gpt-4o");
-    expect(judge.parameters.prompt_template[0]).toEqual({ role: "system", content: "Grade strictly. Answer {\"score\": 0..1}." });
+    expect(judge.parameters.prompt_template[0]).toEqual({
+      role: "system", content: "Grade strictly. Answer {\"score\": 0..1}.",
+    });
     expect(judge.parameters.json_schema?.name).toBe("score"); // the preset's JSON field kept as JSON
 
     // "New evaluation" now offers them.
