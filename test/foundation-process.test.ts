@@ -72,8 +72,8 @@ describe("server process", () => {
     const debug = await startServerProcess({ ...own.env, LOG_LEVEL: "debug" });
     try {
       await fetch(`${debug.url}/api/health`, { headers: { "x-request-id": "process-test-debug" } });
-      await expect.poll(() => logLines(debug.output.stdout).filter((l) => l.reqId === "process-test-debug").map((l) => l.msg))
-        .toEqual(["incoming request", "request completed"]);
+      const lines = () => logLines(debug.output.stdout).filter((l) => l.reqId === "process-test-debug");
+      await expect.poll(() => lines().map((l) => l.msg)).toEqual(["incoming request", "request completed"]);
     } finally {
       await debug.stop("SIGKILL");
       await own.dispose();

@@ -14,7 +14,8 @@ describe("GET /api/server/info: the version and the limits in force", () => {
   it("answers the package's version and the configured limits, each with its variable", async () => {
     const info = await p.ok("GET", "/server/info");
     expect(info.version).toBe(JSON.parse(readFileSync("package.json", "utf8")).version);
-    const byVariable = Object.fromEntries(info.limits.map((l: { variable: string; value: number }) => [l.variable, l.value]));
+    const limits: { variable: string; value: number }[] = info.limits;
+    const byVariable = Object.fromEntries(limits.map((l) => [l.variable, l.value]));
     expect(byVariable.TESSERA_BODY_LIMIT).toBe(2048);
     expect(byVariable.TESSERA_TEMPLATE_MAX_STEPS).toBe(777);
     expect(byVariable.TESSERA_UPLOAD_LIMIT).toBe(1024 ** 3);

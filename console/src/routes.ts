@@ -28,7 +28,9 @@ export const ROUTES: Route[] = [
   { pattern: "/testsets/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "environments" }), section: "environments" },
   { pattern: "/playground", view: PlaygroundPage, section: "playground" },
-  { pattern: "/applications/new", view: (p) => CreateWorkflowPage({ ...p, kind: "applications" }), section: "registry" },
+  {
+    pattern: "/applications/new", view: (p) => CreateWorkflowPage({ ...p, kind: "applications" }), section: "registry",
+  },
   { pattern: "/workflows/new", view: (p) => CreateWorkflowPage({ ...p, kind: "workflows" }), section: "registry" },
   { pattern: "/evaluators/new", view: CreateEvaluatorPage, section: "registry" },
   { pattern: "/testsets/new", view: CreateTestsetPage, section: "registry" },

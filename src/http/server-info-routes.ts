@@ -28,9 +28,12 @@ export async function serverInfoRoutes(app: FastifyInstance, ctx: AppContext) {
       { name: "Testset file upload", value: uploadLimit(), unit: "bytes", variable: "TESSERA_UPLOAD_LIMIT" },
       { name: "One row of an uploaded file", value: rowLimit(), unit: "bytes", variable: "TESSERA_ROW_LIMIT" },
       { name: "One cell of an uploaded file", value: cellLimit(), unit: "bytes", variable: "TESSERA_CELL_LIMIT" },
-      { name: "Testcases inlined in one answer", value: inlineLimit(), unit: "rows", variable: "TESSERA_TESTSET_INLINE_LIMIT" },
-      { name: "Rendered prompt", value: ctx.config.templateMaxBytes, unit: "bytes", variable: "TESSERA_TEMPLATE_MAX_BYTES" },
-      { name: "Template work", value: ctx.config.templateMaxSteps, unit: "steps", variable: "TESSERA_TEMPLATE_MAX_STEPS" },
+      { name: "Testcases inlined in one answer", value: inlineLimit(), unit: "rows",
+        variable: "TESSERA_TESTSET_INLINE_LIMIT" },
+      { name: "Rendered prompt", value: ctx.config.templateMaxBytes, unit: "bytes",
+        variable: "TESSERA_TEMPLATE_MAX_BYTES" },
+      { name: "Template work", value: ctx.config.templateMaxSteps, unit: "steps",
+        variable: "TESSERA_TEMPLATE_MAX_STEPS" },
     ],
   }));
 }

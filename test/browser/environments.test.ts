@@ -102,7 +102,8 @@ describe("console: environments board", () => {
       expect(box.x, env).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width, env).toBeLessThanOrEqual(390);
     }
-    await expect(page.locator("td[data-env=production]").first().textContent()).resolves.toMatch(/^v\d+ · capitals/); // what production serves
+    const production = page.locator("td[data-env=production]").first();
+    await expect(production.textContent()).resolves.toMatch(/^v\d+ · capitals/); // what production serves
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, "environments-phone");
   });

@@ -64,7 +64,7 @@ describe("console: sign-in and registry", () => {
     expect(page.url()).toBe(`${server.url}/registry`);
   });
 
-  it("signs in from the link pasted into a tab already on the console, and leaves no key in the address bar", async () => {
+  it("signs in from the link pasted into a tab already on the console, leaving no key in the URL", async () => {
     const { page } = browser;
     await page.goto(server.url + "/");
     await page.getByLabel("API key").waitFor();

@@ -51,9 +51,13 @@ describe("console: settings", () => {
     await screenshot(page, "settings");
 
     // The stored key is the one the runtime uses: a prompt on `stub/<model>` runs through the playground.
-    const prompt = { messages: [{ role: "user", content: "Hello {{name}}" }], llm_config: { model: "stub/echo-model" } };
+    const prompt = {
+      messages: [{ role: "user", content: "Hello {{name}}" }], llm_config: { model: "stub/echo-model" },
+    };
     const app = (await server.api("POST", "/simple/applications/", {
-      application: { slug: "greeter", name: "Greeter", data: { uri: "svc:builtin:completion:v0", parameters: { prompt } } },
+      application: {
+        slug: "greeter", name: "Greeter", data: { uri: "svc:builtin:completion:v0", parameters: { prompt } },
+      },
     })).application;
     await page.goto(`${server.url}/playground?app=${app.id}&revision=${app.revision_id}`);
     await page.getByLabel("name").fill("Ada");
@@ -104,8 +108,9 @@ describe("console: settings", () => {
     const version = (await server.api("GET", "/server/info")).version;
     await expect(page.getByTestId("server-version").textContent()).resolves.toBe(version);
     const limits = page.getByRole("table", { name: /Limits/ });
-    await expect(limits.getByRole("row").filter({ hasText: "TESSERA_BODY_LIMIT" }).textContent()).resolves.toContain("10 MiB");
-    await expect(limits.getByRole("row").filter({ hasText: "TESSERA_UPLOAD_LIMIT" }).textContent()).resolves.toContain("1 GiB");
+    const row = (variable: string) => limits.getByRole("row").filter({ hasText: variable }).textContent();
+    await expect(row("TESSERA_BODY_LIMIT")).resolves.toContain("10 MiB");
+    await expect(row("TESSERA_UPLOAD_LIMIT")).resolves.toContain("1 GiB");
     await limits.scrollIntoViewIfNeeded();
     await screenshot(page, "settings-server");
   });

@@ -13,7 +13,9 @@ export const emptyNaming: Naming = { name: "", slug: "", typed: false };
 /** What is wrong with a naming before it is sent, or null. */
 export function namingError(n: Naming): string | null {
   if (!n.name.trim()) return "Give it a name.";
-  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(n.slug)) return "The slug takes letters, digits, dots, dashes and underscores (at most 64).";
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(n.slug)) {
+    return "The slug takes letters, digits, dots, dashes and underscores (at most 64).";
+  }
   return null;
 }
 

@@ -34,7 +34,9 @@ export function draftOfParameters(schema: unknown, initial: Record<string, unkno
 }
 
 /** The parameters a draft describes, or the problems found by field name. */
-export function parametersOfDraft(schema: unknown, draft: ParameterDraft): { parameters?: Record<string, unknown>; errors: Record<string, string> } {
+export function parametersOfDraft(
+  schema: unknown, draft: ParameterDraft,
+): { parameters?: Record<string, unknown>; errors: Record<string, string> } {
   const properties = propertiesOf(schema);
   const errors: Record<string, string> = {};
   const parameters: Record<string, unknown> = {};
@@ -61,7 +63,11 @@ function propertiesOf(schema: unknown): Record<string, Property> {
  * JSON for the rest. A property naming a testcase column is a choice among `columns` when any are known.
  */
 export function ParameterFields(props: {
-  schema: unknown; draft: ParameterDraft; onChange: (draft: ParameterDraft) => void; errors: Record<string, string>; columns: string[];
+  schema: unknown;
+  draft: ParameterDraft;
+  onChange: (draft: ParameterDraft) => void;
+  errors: Record<string, string>;
+  columns: string[];
 }) {
   const { draft, errors } = props;
   const set = (name: string, value: unknown) => props.onChange({ ...draft, [name]: value });
@@ -76,12 +82,14 @@ export function ParameterFields(props: {
         const hint = p.description && <p class="muted field-hint">{p.description}</p>;
         const value = draft[name];
         if (isMessages(p)) {
-          return <MessagesField id={id} title={title} value={Array.isArray(value) ? value : []} onChange={(v) => set(name, v)} error={error} />;
+          return <MessagesField id={id} title={title} value={Array.isArray(value) ? value : []}
+            onChange={(v) => set(name, v)} error={error} />;
         }
         if (p.type === "object" || p.type === "array" || p.type === undefined) {
           return (
             <div>
-              <JsonEditor id={id} label={title} rows={6} value={String(value ?? "")} error={error} onInput={(text) => set(name, text)} />
+              <JsonEditor id={id} label={title} rows={6} value={String(value ?? "")} error={error}
+                onInput={(text) => set(name, text)} />
               {hint}
             </div>
           );
@@ -89,7 +97,8 @@ export function ParameterFields(props: {
         if (p.type === "boolean") {
           return (
             <div class="field">
-              <label class="checkbox"><input id={id} type="checkbox" checked={value === true} onChange={(e) => set(name, e.currentTarget.checked)} /> {title}</label>
+              <label class="checkbox"><input id={id} type="checkbox" checked={value === true}
+                onChange={(e) => set(name, e.currentTarget.checked)} /> {title}</label>
               {hint}
             </div>
           );
@@ -100,13 +109,16 @@ export function ParameterFields(props: {
             <label for={id}>{title}</label>
             {choices ? (
               <select id={id} value={String(value ?? "")} onChange={(e) => set(name, e.currentTarget.value)}>
-                {[...new Set([...(value === undefined || value === "" ? [""] : [String(value)]), ...choices])].map((c) => <option value={c}>{c}</option>)}
+                {[...new Set([...(value === undefined || value === "" ? [""] : [String(value)]), ...choices])]
+                  .map((c) => <option value={c}>{c}</option>)}
               </select>
             ) : p.type === "number" || p.type === "integer" ? (
-              <input id={id} type="number" step={p.type === "integer" ? "1" : "any"} min={p.minimum} max={p.maximum} value={value === undefined ? "" : String(value)}
+              <input id={id} type="number" step={p.type === "integer" ? "1" : "any"} min={p.minimum} max={p.maximum}
+                value={value === undefined ? "" : String(value)}
                 onInput={(e) => set(name, e.currentTarget.value === "" ? undefined : Number(e.currentTarget.value))} />
             ) : p["x-ag-type"] === "code" || /code|script/i.test(name) ? (
-              <textarea id={id} class="code-input" rows={10} spellcheck={false} value={String(value ?? "")} onInput={(e) => set(name, e.currentTarget.value)} />
+              <textarea id={id} class="code-input" rows={10} spellcheck={false} value={String(value ?? "")}
+                onInput={(e) => set(name, e.currentTarget.value)} />
             ) : (
               <input id={id} value={String(value ?? "")} onInput={(e) => set(name, e.currentTarget.value)} />
             )}
@@ -122,9 +134,12 @@ export function ParameterFields(props: {
 type Message = { role: string; content: string };
 
 /** Chat messages (a judge's prompt): a role and a text each; added and removed. */
-function MessagesField(props: { id: string; title: string; value: Message[]; onChange: (v: Message[]) => void; error?: string }) {
+function MessagesField(props: {
+  id: string; title: string; value: Message[]; onChange: (v: Message[]) => void; error?: string;
+}) {
   const { value } = props;
-  const change = (i: number, patch: Partial<Message>) => props.onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
+  const change = (i: number, patch: Partial<Message>) =>
+    props.onChange(value.map((m, j) => (j === i ? { ...m, ...patch } : m)));
   return (
     <fieldset class="edit-messages">
       <legend>{props.title}</legend>
@@ -132,18 +147,22 @@ function MessagesField(props: { id: string; title: string; value: Message[]; onC
         <div class="edit-message" key={i}>
           <div class="edit-message-head">
             <label class="visually-hidden" for={`${props.id}-${i}-role`}>Role of message {i + 1}</label>
-            <select id={`${props.id}-${i}-role`} value={m.role} onChange={(e) => change(i, { role: e.currentTarget.value })}>
+            <select id={`${props.id}-${i}-role`} value={m.role}
+              onChange={(e) => change(i, { role: e.currentTarget.value })}>
               {[...new Set([...ROLES, m.role])].map((r) => <option value={r}>{r}</option>)}
             </select>
-            <button type="button" class="button-small" onClick={() => props.onChange(value.filter((_, j) => j !== i))}>Remove</button>
+            <button type="button" class="button-small"
+              onClick={() => props.onChange(value.filter((_, j) => j !== i))}>Remove</button>
           </div>
           <label class="visually-hidden" for={`${props.id}-${i}`}>Message {i + 1} ({m.role})</label>
           <textarea id={`${props.id}-${i}`} rows={Math.min(12, Math.max(3, String(m.content).split("\n").length + 1))}
-            value={typeof m.content === "string" ? m.content : JSON.stringify(m.content)} onInput={(e) => change(i, { content: e.currentTarget.value })} />
+            value={typeof m.content === "string" ? m.content : JSON.stringify(m.content)}
+            onInput={(e) => change(i, { content: e.currentTarget.value })} />
         </div>
       ))}
       {props.error && <p class="field-error">{props.error}</p>}
-      <button type="button" onClick={() => props.onChange([...value, { role: "user", content: "" }])}>Add message</button>
+      <button type="button"
+        onClick={() => props.onChange([...value, { role: "user", content: "" }])}>Add message</button>
     </fieldset>
   );
 }

@@ -11,7 +11,8 @@ export function testcasesOf(draft: GridDraft): { testcases?: { data: Record<stri
   if (draft.columns.length === 0) return { error: "Add at least one column." };
   const rows = draft.rows.filter((row) => row.some((cell) => cell.trim() !== ""));
   if (rows.length === 0) return { error: "Fill in at least one row: a testset holds its columns through its rows." };
-  return { testcases: rows.map((row) => ({ data: Object.fromEntries(draft.columns.map((c, i) => [c, row[i] ?? ""])) })) };
+  const dataOf = (row: string[]) => Object.fromEntries(draft.columns.map((c, i) => [c, row[i] ?? ""]));
+  return { testcases: rows.map((row) => ({ data: dataOf(row) })) };
 }
 
 /** The grid: a column name box with "Add column", a table of inputs, "Add row". */
@@ -29,14 +30,21 @@ export function GridDraftEditor(props: { draft: GridDraft; onChange: (d: GridDra
     props.onChange({ columns: [...draft.columns, name], rows: draft.rows.map((r) => [...r, ""]) });
   };
   const setCell = (r: number, c: number, value: string) =>
-    props.onChange({ ...draft, rows: draft.rows.map((row, i) => (i === r ? row.map((v, j) => (j === c ? value : v)) : row)) });
+    props.onChange({
+      ...draft,
+      rows: draft.rows.map((row, i) => (i === r ? row.map((v, j) => (j === c ? value : v)) : row)),
+    });
   const removeColumn = (c: number) =>
-    props.onChange({ columns: draft.columns.filter((_, j) => j !== c), rows: draft.rows.map((row) => row.filter((_, j) => j !== c)) });
+    props.onChange({
+      columns: draft.columns.filter((_, j) => j !== c),
+      rows: draft.rows.map((row) => row.filter((_, j) => j !== c)),
+    });
   return (
     <div class="create-grid">
       <div class="tg-inline">
         <label for="grid-new-column">Column name</label>
-        <input id="grid-new-column" placeholder="question" value={column} onInput={(e) => setColumn(e.currentTarget.value)}
+        <input id="grid-new-column" placeholder="question" value={column}
+          onInput={(e) => setColumn(e.currentTarget.value)}
           onKeyDown={(e) => e.key === "Enter" && addColumn(e)} />
         <button type="button" onClick={addColumn}>Add column</button>
       </div>
@@ -48,7 +56,8 @@ export function GridDraftEditor(props: { draft: GridDraft; onChange: (d: GridDra
               <tr>
                 <th scope="col">#</th>
                 {draft.columns.map((c, j) => (
-                  <th scope="col">{c} <button type="button" class="button-small" aria-label={`Remove column ${c}`} onClick={() => removeColumn(j)}>×</button></th>
+                  <th scope="col">{c} <button type="button" class="button-small" aria-label={`Remove column ${c}`}
+                    onClick={() => removeColumn(j)}>×</button></th>
                 ))}
               </tr>
             </thead>
@@ -57,7 +66,8 @@ export function GridDraftEditor(props: { draft: GridDraft; onChange: (d: GridDra
                 <tr>
                   <th scope="row">{i + 1}</th>
                   {draft.columns.map((c, j) => (
-                    <td><input aria-label={`Row ${i + 1}, ${c}`} value={row[j] ?? ""} onInput={(e) => setCell(i, j, e.currentTarget.value)} /></td>
+                    <td><input aria-label={`Row ${i + 1}, ${c}`} value={row[j] ?? ""}
+                      onInput={(e) => setCell(i, j, e.currentTarget.value)} /></td>
                   ))}
                 </tr>
               ))}
@@ -66,7 +76,10 @@ export function GridDraftEditor(props: { draft: GridDraft; onChange: (d: GridDra
         </div>
       )}
       {draft.columns.length > 0 && (
-        <button type="button" onClick={() => props.onChange({ ...draft, rows: [...draft.rows, draft.columns.map(() => "")] })}>Add row</button>
+        <button type="button"
+          onClick={() => props.onChange({ ...draft, rows: [...draft.rows, draft.columns.map(() => "")] })}>
+          Add row
+        </button>
       )}
     </div>
   );

@@ -4,7 +4,7 @@ import { promptOfDraft, type PromptDraft } from "../pages/prompt-form.tsx";
 import { promptOf } from "../prompt.ts";
 import type { Template } from "./catalog.ts";
 
-/** What the form edits beyond the name: the prompt (completion, chat), the hook's URL, the code's script, JSON parameters. */
+/** What the form edits beyond the name: the prompt (completion, chat), a hook's URL, code's script, JSON parameters. */
 export interface WorkflowForm {
   prompt: PromptDraft | null;
   url: string;
@@ -23,7 +23,9 @@ export function templateShape(t: Template): "prompt" | "hook" | "code" | "parame
 }
 
 /** The data to commit, or the problems by field (`url`, `script`, `parameters`, or the prompt form's fields). */
-export function workflowData(t: Template, form: WorkflowForm): { data?: Record<string, unknown>; errors: Record<string, string> } {
+export function workflowData(
+  t: Template, form: WorkflowForm,
+): { data?: Record<string, unknown>; errors: Record<string, string> } {
   const base = t.data as Record<string, any>;
   const shape = templateShape(t);
   const data: Record<string, unknown> = { uri: base.uri };
@@ -36,7 +38,9 @@ export function workflowData(t: Template, form: WorkflowForm): { data?: Record<s
   const errors: Record<string, string> = {};
   const parsed = parseJson(form.parameters.trim() || "{}");
   if (parsed.error) errors.parameters = parsed.error;
-  else if (!parsed.value || typeof parsed.value !== "object" || Array.isArray(parsed.value)) errors.parameters = "A JSON object";
+  else if (!parsed.value || typeof parsed.value !== "object" || Array.isArray(parsed.value)) {
+    errors.parameters = "A JSON object";
+  }
   if (shape === "hook") {
     if (!/^https?:\/\/\S+$/.test(form.url.trim())) errors.url = "The address of your service, http:// or https://";
     data.url = form.url.trim();

@@ -14,7 +14,8 @@ const PAGE = 50;
 
 /** What an empty list tells a new user to do. */
 const START: Record<ArtifactKind, string> = {
-  applications: "Click “New application” to start from a template: a completion or chat prompt, your own service, or code.",
+  applications:
+    "Click “New application” to start from a template: a completion or chat prompt, your own service, or code.",
   workflows: "Click “New workflow” to start from a template: a prompt, your own service, or code.",
   evaluators: "Click “New evaluator” to pick a check (exact match, regex, JSON field, similarity, LLM-as-a-judge …).",
   testsets: "Click “New testset” to upload a CSV, JSON or JSON Lines file, or to start from an empty grid.",

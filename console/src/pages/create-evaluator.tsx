@@ -3,7 +3,9 @@ import { messageOf, useApi } from "../api.ts";
 import { createWorkflow, listPresets, listTemplates, type Preset, type Template } from "../create/catalog.ts";
 import { knownColumns } from "../create/known-columns.ts";
 import { emptyNaming, NameFields, namingError, type Naming } from "../create/name-fields.tsx";
-import { draftOfParameters, ParameterFields, parametersOfDraft, type ParameterDraft } from "../create/parameter-fields.tsx";
+import {
+  draftOfParameters, ParameterFields, parametersOfDraft, type ParameterDraft,
+} from "../create/parameter-fields.tsx";
 import { TemplatePicker } from "../create/template-picker.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { Link } from "../components/link.tsx";
@@ -17,7 +19,8 @@ function defaultsOf(t: Template): Record<string, unknown> {
   const own = (t.data as Record<string, any>)?.parameters;
   if (own && typeof own === "object") return own;
   const properties: Record<string, { default?: unknown }> = schemaOf(t)?.properties ?? {};
-  return Object.fromEntries(Object.entries(properties).filter(([, p]) => p.default !== undefined).map(([k, p]) => [k, p.default]));
+  const given = Object.entries(properties).filter(([, p]) => p.default !== undefined);
+  return Object.fromEntries(given.map(([k, p]) => [k, p.default]));
 }
 
 /**
@@ -93,12 +96,14 @@ export function CreateEvaluatorPage({ query }: ViewProps) {
     <form class="create" noValidate onSubmit={submit} aria-labelledby="create-title">
       <p class="crumbs"><Link href="/registry?kind=evaluators">Registry</Link></p>
       <h1 id="create-title">New evaluator</h1>
-      <TemplatePicker label="What it checks" templates={templates} chosen={template?.key ?? null} onChoose={setChosen} />
+      <TemplatePicker label="What it checks" templates={templates} chosen={template?.key ?? null}
+        onChoose={setChosen} />
       <NameFields naming={naming} onChange={setNaming} what="evaluator" />
       {template && presets.length > 0 && (
         <div class="field">
           <label for="create-preset">Preset</label>
-          <select id="create-preset" value={preset} onChange={(e) => choosePreset(template, presets.find((p) => p.key === e.currentTarget.value))}>
+          <select id="create-preset" value={preset}
+            onChange={(e) => choosePreset(template, presets.find((p) => p.key === e.currentTarget.value))}>
             <option value="">None (the template's defaults)</option>
             {presets.map((p) => <option value={p.key}>{p.name ?? p.key}</option>)}
           </select>
@@ -110,12 +115,14 @@ export function CreateEvaluatorPage({ query }: ViewProps) {
       {template && (
         <fieldset class="create-settings">
           <legend>Settings</legend>
-          <ParameterFields schema={schemaOf(template)} draft={draft} onChange={setDraft} errors={errors} columns={columns} />
+          <ParameterFields schema={schemaOf(template)} draft={draft} onChange={setDraft} errors={errors}
+            columns={columns} />
         </fieldset>
       )}
       {error && <div class="banner banner-error" role="alert">{error}</div>}
       <div class="create-actions">
-        <button type="submit" class="button-primary" disabled={busy || !template}>{busy ? "Creating…" : "Create evaluator"}</button>
+        <button type="submit" class="button-primary"
+          disabled={busy || !template}>{busy ? "Creating…" : "Create evaluator"}</button>
         <Link href="/registry?kind=evaluators">Cancel</Link>
       </div>
     </form>

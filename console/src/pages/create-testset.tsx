@@ -43,7 +43,8 @@ export function CreateTestsetPage({ query }: ViewProps) {
         form.append("testset_slug", header.slug);
         form.append("file", file, file.name);
         setProgress({ sent: 0, total: file.size });
-        id = (await postForm("/simple/testsets/upload", form, (sent, total) => setProgress({ sent, total: total || file.size }))).testset.id;
+        const track = (sent: number, total: number) => setProgress({ sent, total: total || file.size });
+        id = (await postForm("/simple/testsets/upload", form, track)).testset.id;
       } else {
         const rows = testcasesOf(grid);
         if (!rows.testcases) return setError(rows.error!);
@@ -67,15 +68,19 @@ export function CreateTestsetPage({ query }: ViewProps) {
       <p class="crumbs"><Link href="/registry?kind=testsets">Registry</Link></p>
       <h1 id="create-title">New testset</h1>
       <nav aria-label="Start from" class="tabs">
-        <Link href={hrefOf("/testsets/new", { from: "file" })} aria-current={from === "file" ? "page" : undefined}>Upload a file</Link>
-        <Link href={hrefOf("/testsets/new", { from: "grid" })} aria-current={from === "grid" ? "page" : undefined}>Start from an empty grid</Link>
+        <Link href={hrefOf("/testsets/new", { from: "file" })}
+          aria-current={from === "file" ? "page" : undefined}>Upload a file</Link>
+        <Link href={hrefOf("/testsets/new", { from: "grid" })}
+          aria-current={from === "grid" ? "page" : undefined}>Start from an empty grid</Link>
       </nav>
       {from === "file" ? (
         <div class="field">
           <label for="create-file">File (CSV, JSON or JSON Lines)</label>
           <input id="create-file" type="file" accept=".csv,.json,.jsonl,.ndjson,text/csv,application/json"
             onChange={(e) => pickFile(e.currentTarget.files?.[0] ?? null)} />
-          <p class="muted field-hint">A CSV's first line names the columns; a JSON file is a list of objects, JSON Lines one object a line.</p>
+          <p class="muted field-hint">
+            A CSV's first line names the columns; a JSON file is a list of objects, JSON Lines one object a line.
+          </p>
         </div>
       ) : (
         <GridDraftEditor draft={grid} onChange={(g) => { setGrid(g); setError(null); }} />
@@ -89,7 +94,8 @@ export function CreateTestsetPage({ query }: ViewProps) {
         </p>
       )}
       <div class="create-actions">
-        <button type="submit" class="button-primary" disabled={progress !== null}>{progress ? "Creating…" : "Create testset"}</button>
+        <button type="submit" class="button-primary"
+          disabled={progress !== null}>{progress ? "Creating…" : "Create testset"}</button>
         <Link href="/registry?kind=testsets">Cancel</Link>
       </div>
     </form>

@@ -73,7 +73,8 @@ export function CreateWorkflowPage({ query, kind }: ViewProps & { kind: "applica
     <form class="create" noValidate onSubmit={submit} aria-labelledby="create-title">
       <p class="crumbs"><Link href={`/registry?kind=${kind}`}>Registry</Link></p>
       <h1 id="create-title">New {WHAT[kind]}</h1>
-      <TemplatePicker label="Start from" templates={templates} chosen={template?.key ?? null} onChoose={(key) => choose(templates.find((t) => t.key === key)!)} />
+      <TemplatePicker label="Start from" templates={templates} chosen={template?.key ?? null}
+        onChoose={(key) => choose(templates.find((t) => t.key === key)!)} />
       <NameFields naming={naming} onChange={setNaming} what={WHAT[kind]} />
       {shape === "prompt" && form.prompt && (
         <PromptForm draft={form.prompt} errors={errors} onChange={(prompt) => setForm({ ...form, prompt })} />
@@ -83,7 +84,9 @@ export function CreateWorkflowPage({ query, kind }: ViewProps & { kind: "applica
           <label for="hook-url">Service URL</label>
           <input id="hook-url" type="url" placeholder="https://my-service.example.com" value={form.url}
             onInput={(e) => setForm({ ...form, url: e.currentTarget.value })} />
-          <p class="muted field-hint">Each run is sent to <code>POST &lt;URL&gt;/invoke</code> with the inputs and parameters.</p>
+          <p class="muted field-hint">
+            Each run is sent to <code>POST &lt;URL&gt;/invoke</code> with the inputs and parameters.
+          </p>
           {errors.url && <p class="field-error">{errors.url}</p>}
         </div>
       )}
@@ -96,12 +99,14 @@ export function CreateWorkflowPage({ query, kind }: ViewProps & { kind: "applica
         </div>
       )}
       {shape !== "prompt" && shape !== null && (
-        <JsonEditor id="create-parameters" label="Parameters (JSON)" rows={6} value={form.parameters} error={errors.parameters}
+        <JsonEditor id="create-parameters" label="Parameters (JSON)" rows={6} value={form.parameters}
+          error={errors.parameters}
           onInput={(parameters) => setForm({ ...form, parameters })} />
       )}
       {error && <div class="banner banner-error" role="alert">{error}</div>}
       <div class="create-actions">
-        <button type="submit" class="button-primary" disabled={busy || !template}>{busy ? "Creating…" : `Create ${WHAT[kind]}`}</button>
+        <button type="submit" class="button-primary"
+          disabled={busy || !template}>{busy ? "Creating…" : `Create ${WHAT[kind]}`}</button>
         <Link href={`/registry?kind=${kind}`}>Cancel</Link>
       </div>
     </form>

@@ -54,15 +54,28 @@ export function ApiKeys() {
   };
 
   const columns: Column<ApiKey>[] = [
-    { title: "Name", cell: (k) => <>{k.name ?? <span class="muted">unnamed</span>}{k.prefix === own && <span class="badge">this tab</span>}</> },
+    {
+      title: "Name",
+      cell: (k) => (
+        <>
+          {k.name ?? <span class="muted">unnamed</span>}
+          {k.prefix === own && <span class="badge">this tab</span>}
+        </>
+      ),
+    },
     { title: "Key", cell: (k) => <code>tsk_{k.prefix}.…</code> },
     { title: "Status", cell: (k) => <span class={`badge key-${k.status}`}>{k.status}</span> },
     { title: "Created", cell: (k) => <Time value={k.created_at} />, wide: true },
-    { title: "Expires", cell: (k) => (k.expiration_date ? <Time value={k.expiration_date} /> : <span class="muted">never</span>), wide: true },
+    {
+      title: "Expires",
+      cell: (k) => (k.expiration_date ? <Time value={k.expiration_date} /> : <span class="muted">never</span>),
+      wide: true,
+    },
     {
       title: "",
       cell: (k) => k.status === "active" && (
-        <button type="button" class="button-small" onClick={() => setRevoking(k)} aria-label={`Revoke ${k.name ?? k.prefix}`}>Revoke</button>
+        <button type="button" class="button-small" onClick={() => setRevoking(k)}
+          aria-label={`Revoke ${k.name ?? k.prefix}`}>Revoke</button>
       ),
     },
   ];
@@ -77,7 +90,8 @@ export function ApiKeys() {
       {created && (
         <div class="card key-created" role="status">
           <p><strong>Copy the new key now: it is not shown again.</strong></p>
-          <input readOnly class="code-input" aria-label="New API key" value={created} onFocus={(e) => e.currentTarget.select()} />
+          <input readOnly class="code-input" aria-label="New API key" value={created}
+            onFocus={(e) => e.currentTarget.select()} />
           <p><button type="button" onClick={copy}>{copied ? "Copied" : "Copy key"}</button>
             <button type="button" class="button-quiet" onClick={() => setCreated(null)}>Done</button></p>
         </div>
@@ -95,12 +109,16 @@ export function ApiKeys() {
         <button type="submit" class="button-primary" disabled={busy}>Create key</button>
       </form>
       {revoking && (
-        <ConfirmDialog title={`Revoke ${revoking.name ?? `tsk_${revoking.prefix}`}?`} confirmLabel="Revoke" danger onClose={() => setRevoking(null)}
+        <ConfirmDialog title={`Revoke ${revoking.name ?? `tsk_${revoking.prefix}`}?`} confirmLabel="Revoke" danger
+          onClose={() => setRevoking(null)}
           onConfirm={async () => {
             await api("DELETE", `/keys/${encodeURIComponent(revoking.prefix)}`);
             loaded.reload();
           }}>
-          <p>Every client using it is refused from now on.{revoking.prefix === own && " This tab uses it: you will be signed out."}</p>
+          <p>
+            Every client using it is refused from now on.
+            {revoking.prefix === own && " This tab uses it: you will be signed out."}
+          </p>
         </ConfirmDialog>
       )}
     </section>

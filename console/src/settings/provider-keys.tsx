@@ -53,7 +53,9 @@ export function ProviderKeys() {
     if (provider === "compatible" && !/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
       return setError("Name it with letters, digits, dashes or underscores: models are then named <name>/<model>.");
     }
-    if (provider === "compatible" && !/^https?:\/\/\S+$/.test(url.trim())) return setError("The base URL starts with http:// or https://.");
+    if (provider === "compatible" && !/^https?:\/\/\S+$/.test(url.trim())) {
+      return setError("The base URL starts with http:// or https://.");
+    }
     const existing = (loaded.data ?? []).find((s) => s.slug === (provider === "compatible" ? name : provider));
     setBusy(true);
     try {
@@ -73,16 +75,29 @@ export function ProviderKeys() {
   const columns: Column<Secret>[] = [
     { title: "Name", cell: (s) => <strong>{s.slug}</strong> },
     { title: "Provider", cell: (s) => describe(s).provider },
-    { title: "Base URL", cell: (s) => (describe(s).url ? <code>{describe(s).url}</code> : <span class="muted">provider's own</span>), wide: true },
+    {
+      title: "Base URL",
+      cell: (s) => (describe(s).url ? <code>{describe(s).url}</code> : <span class="muted">provider's own</span>),
+      wide: true,
+    },
     { title: "Key", cell: () => <span class="muted" title="Stored encrypted; never shown again">hidden</span> },
     { title: "Updated", cell: (s) => <Time value={s.lifecycle.updated_at ?? s.lifecycle.created_at} />, wide: true },
-    { title: "", cell: (s) => <button type="button" class="button-small" onClick={() => setDeleting(s)} aria-label={`Delete ${s.slug}`}>Delete</button> },
+    {
+      title: "",
+      cell: (s) => (
+        <button type="button" class="button-small" onClick={() => setDeleting(s)} aria-label={`Delete ${s.slug}`}>
+          Delete
+        </button>
+      ),
+    },
   ];
 
   return (
     <section aria-labelledby="provider-keys-title" class="settings-section">
       <h2 id="provider-keys-title">Provider keys</h2>
-      <p class="muted">Keys the runtime uses to call model providers for this project. They are stored encrypted and never shown again.</p>
+      <p class="muted">
+        Keys the runtime uses to call model providers for this project. They are stored encrypted and never shown again.
+      </p>
       {loaded.error && <ErrorBanner message={loaded.error} onRetry={loaded.reload} />}
       {!loaded.data && !loaded.error && <Loading />}
       {loaded.data && loaded.data.length === 0 && (
@@ -90,7 +105,9 @@ export function ProviderKeys() {
           <p>Add one below to run prompts in the playground and in evaluations.</p>
         </EmptyState>
       )}
-      {loaded.data && loaded.data.length > 0 && <Table caption="Provider keys" columns={columns} rows={loaded.data} rowKey={(s) => s.id} />}
+      {loaded.data && loaded.data.length > 0 && (
+        <Table caption="Provider keys" columns={columns} rows={loaded.data} rowKey={(s) => s.id} />
+      )}
       <form class="settings-form" noValidate onSubmit={save} aria-label="Add a provider key">
         <div class="field">
           <label for="provider">Provider</label>
@@ -102,7 +119,8 @@ export function ProviderKeys() {
           <>
             <div class="field">
               <label for="provider-name">Name</label>
-              <input id="provider-name" value={name} placeholder="local" onInput={(e) => setName(e.currentTarget.value)} />
+              <input id="provider-name" value={name} placeholder="local"
+                onInput={(e) => setName(e.currentTarget.value)} />
               <p class="muted field-hint">Its models are then named <code>{name || "<name>"}/&lt;model&gt;</code>.</p>
             </div>
             <div class="field">
@@ -118,7 +136,8 @@ export function ProviderKeys() {
         )}
         <div class="field">
           <label for="provider-key">API key</label>
-          <input id="provider-key" type="password" autocomplete="off" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+          <input id="provider-key" type="password" autocomplete="off" value={key}
+            onInput={(e) => setKey(e.currentTarget.value)} />
         </div>
         {error && <div class="banner banner-error" role="alert">{error}</div>}
         {saved && <p role="status" class="settings-saved">{saved}</p>}

@@ -43,7 +43,8 @@ export function ServerFacts() {
       </dl>
       <table class="settings-limits">
         <caption>Limits (set by the server's environment)</caption>
-        <thead><tr><th scope="col">What</th><th scope="col">Limit</th><th scope="col" class="wide">Variable</th></tr></thead>
+        <thead><tr><th scope="col">What</th><th scope="col">Limit</th><th scope="col"
+          class="wide">Variable</th></tr></thead>
         <tbody>
           {info.limits.map((l) => (
             <tr><td>{l.name}</td><td>{amount(l.value, l.unit)}</td><td class="wide"><code>{l.variable}</code></td></tr>
