@@ -127,7 +127,7 @@ describe("console: edit and commit", () => {
     expect(after.message).toBe("Wrap the answer");
   });
 
-  it("warns before a commit on top of a revision that is no longer the newest, and commits only when told", async () => {
+  it("warns before committing over a newer revision, and commits only when told", async () => {
     const { page } = browser;
     browser.allowErrors(/status of 409/); // the browser logs the refused request itself
     const base = await latest(app.variant_id);
@@ -144,7 +144,8 @@ describe("console: edit and commit", () => {
     await expect(warning.textContent()).resolves.toContain(`(v${theirs.version})`);
     expect((await latest(app.variant_id)).id).toBe(theirs.id); // nothing committed yet
     const compare = warning.getByRole("link", { name: `Compare v${base.version} with v${theirs.version}` });
-    await expect(compare.getAttribute("href")).resolves.toBe(`/applications/${app.id}/diff?from=${base.id}&to=${theirs.id}`);
+    const diff = `/applications/${app.id}/diff?from=${base.id}&to=${theirs.id}`;
+    await expect(compare.getAttribute("href")).resolves.toBe(diff);
     await screenshot(page, "edit-stale-base");
 
     await warning.getByRole("button", { name: "Commit anyway" }).click();

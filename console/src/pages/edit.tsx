@@ -158,7 +158,8 @@ function EditForm(props: { kind: WorkflowKind; artifactId: string; variantId: st
       {stale && (
         <StaleBase kind={kind} artifactId={props.artifactId} base={revision} newest={stale.newest}
           onCommitAnyway={(event) => commit(event, true)}
-          onOpenNewest={(newest) => navigate(editHref(kind, props.artifactId, props.variantId, { revision: newest.id }))} />
+          onOpenNewest={(newest) =>
+            navigate(editHref(kind, props.artifactId, props.variantId, { revision: newest.id }))} />
       )}
       {mode === "form" && draft ? (
         <PromptForm draft={draft} errors={errors} onChange={setDraft} />
