@@ -60,9 +60,24 @@ describe("server process", () => {
     expect(await keyStatus(server!.url, key)).toBe(404);
     expect(await keyStatus(server!.url, "tsk_AAAAAAAAAAAA.BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB")).toBe(401);
 
-    await expect.poll(() => logLines(server!.output.stdout).some((l) => l.reqId === "process-test-1" && l.msg === "request completed")).toBe(true);
+    // At the default level requests are not logged: the first-start banner stays readable.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(logLines(server!.output.stdout).filter((l) => l.reqId !== undefined)).toEqual([]);
     const listening = logLines(server!.output.stdout).find((l) => l.msg === "Tessera is listening");
     expect(listening).toMatchObject({ level: 30, driver: process.env.DATABASE_URL ? "postgres" : "pglite" });
+  });
+
+  it("logs every request, with its id, at LOG_LEVEL=debug", { timeout: 120_000 }, async () => {
+    const own = await processTarget();
+    const debug = await startServerProcess({ ...own.env, LOG_LEVEL: "debug" });
+    try {
+      await fetch(`${debug.url}/api/health`, { headers: { "x-request-id": "process-test-debug" } });
+      const lines = () => logLines(debug.output.stdout).filter((l) => l.reqId === "process-test-debug");
+      await expect.poll(() => lines().map((l) => l.msg)).toEqual(["incoming request", "request completed"]);
+    } finally {
+      await debug.stop("SIGKILL");
+      await own.dispose();
+    }
   });
 
   it("keeps its embedded database to itself: a second process is refused, with a message", { timeout: 60_000 }, async () => {

@@ -48,12 +48,14 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Query-string parameters (undefined ones left out). */
   query?: Record<string, string | undefined>;
+  /** Headers added to the request (`If-Match` …). */
+  headers?: Record<string, string>;
 }
 
 /** Calls `/api${path}` and answers the JSON body (undefined when empty). Throws TesseraError or TesseraNetworkError. */
 export async function api<T = any>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<T> {
   const key = options.key ?? apiKey();
-  const headers: Record<string, string> = { accept: "application/json" };
+  const headers: Record<string, string> = { accept: "application/json", ...options.headers };
   if (key) headers.authorization = `ApiKey ${key}`;
   if (body !== undefined) headers["content-type"] = "application/json";
   const q = Object.entries(options.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined);

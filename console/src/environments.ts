@@ -48,6 +48,12 @@ export async function environmentState(environment: Artifact, signal?: AbortSign
   return { environment, revision, deployed };
 }
 
+/** Every environment with what it serves, in promotion order. */
+export async function loadEnvironments(signal?: AbortSignal): Promise<EnvironmentState[]> {
+  const environments = (await all("environments", signal)).sort(byPromotionOrder);
+  return Promise.all(environments.map((e) => environmentState(e, signal)));
+}
+
 /** Every application, and every environment with what it serves, in promotion order. */
 export async function loadBoard(signal?: AbortSignal): Promise<{ applications: Artifact[]; environments: EnvironmentState[] }> {
   const [applications, environments] = await Promise.all([all("applications", signal), all("environments", signal)]);

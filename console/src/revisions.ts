@@ -94,12 +94,18 @@ export async function queryArtifactRevisions(kind: ArtifactKind, artifactId: str
   return answer[`${n}_revisions`] ?? [];
 }
 
-/** Commits `data` as the next revision of a variant, with a message; answers the new revision. */
-export async function commitRevision(kind: ArtifactKind, variantId: string, data: unknown, message: string): Promise<Revision> {
+/**
+ * Commits `data` as the next revision of a variant, with a message; answers the new revision. With `expectedLatest`
+ * the server refuses (409) when that revision is no longer the variant's newest (`If-Match`).
+ */
+export async function commitRevision(
+  kind: ArtifactKind, variantId: string, data: unknown, message: string, expectedLatest?: string,
+): Promise<Revision> {
   const n = singular(kind);
+  const headers = expectedLatest ? { "if-match": `"${expectedLatest}"` } : undefined;
   const answer = await api<Record<string, any>>("POST", `/${kind}/revisions/commit`, {
     [`${n}_revision_commit`]: { [`${n}_variant_id`]: variantId, message: message || null, data },
-  });
+  }, { headers });
   return answer[`${n}_revision`];
 }
 

@@ -4,6 +4,9 @@
  */
 import { ArtifactPage } from "./pages/artifact.tsx";
 import { ArtifactDiffPage } from "./pages/artifact-diff.tsx";
+import { CreateEvaluatorPage } from "./pages/create-evaluator.tsx";
+import { CreateTestsetPage } from "./pages/create-testset.tsx";
+import { CreateWorkflowPage } from "./pages/create-workflow.tsx";
 import { EditPage } from "./pages/edit.tsx";
 import { EnvironmentsPage } from "./pages/environments.tsx";
 import { EvaluationComparePage } from "./pages/evaluation-compare.tsx";
@@ -11,6 +14,7 @@ import { EvaluationRunPage } from "./pages/evaluation-run.tsx";
 import { EvaluationsPage } from "./pages/evaluations.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
+import { SettingsPage } from "./pages/settings.tsx";
 import type { Route } from "./router.ts";
 import { TestsetGridPage, TestsetLatestRowsPage } from "./pages/testset-grid.tsx";
 
@@ -24,6 +28,12 @@ export const ROUTES: Route[] = [
   { pattern: "/testsets/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id/diff", view: (p) => ArtifactDiffPage({ ...p, kind: "environments" }), section: "environments" },
   { pattern: "/playground", view: PlaygroundPage, section: "playground" },
+  {
+    pattern: "/applications/new", view: (p) => CreateWorkflowPage({ ...p, kind: "applications" }), section: "registry",
+  },
+  { pattern: "/workflows/new", view: (p) => CreateWorkflowPage({ ...p, kind: "workflows" }), section: "registry" },
+  { pattern: "/evaluators/new", view: CreateEvaluatorPage, section: "registry" },
+  { pattern: "/testsets/new", view: CreateTestsetPage, section: "registry" },
   { pattern: "/applications/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "applications" }), section: "registry" },
   { pattern: "/workflows/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "workflows" }), section: "registry" },
   { pattern: "/evaluators/:id/variants/:variantId/edit", view: (p) => EditPage({ ...p, kind: "evaluators" }), section: "registry" },
@@ -34,6 +44,7 @@ export const ROUTES: Route[] = [
   { pattern: "/testsets/:id/rows", view: TestsetLatestRowsPage, section: "registry" },
   { pattern: "/testsets/:id", view: (p) => ArtifactPage({ ...p, kind: "testsets" }), section: "registry" },
   { pattern: "/environments/:id", view: (p) => ArtifactPage({ ...p, kind: "environments" }), section: "environments" },
+  { pattern: "/settings", view: SettingsPage, section: "settings" },
   { pattern: "/evaluations", view: EvaluationsPage, section: "evaluations" },
   { pattern: "/evaluations/compare", view: EvaluationComparePage, section: "evaluations" },
   { pattern: "/evaluations/:id", view: EvaluationRunPage, section: "evaluations" },

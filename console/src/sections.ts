@@ -4,4 +4,5 @@ export const SECTIONS: { id: string; title: string; href: string }[] = [
   { id: "environments", title: "Environments", href: "/environments" },
   { id: "playground", title: "Playground", href: "/playground" },
   { id: "evaluations", title: "Evaluations", href: "/evaluations" },
+  { id: "settings", title: "Settings", href: "/settings" },
 ];

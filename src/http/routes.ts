@@ -22,6 +22,7 @@ import { aggregateRoutes } from "../tracing/aggregate-routes.ts";
 import { queueRoutes } from "../evaluations/queues/routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
+import { serverInfoRoutes } from "./server-info-routes.ts";
 
 /** Every route that acts inside the caller's project. */
 export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -54,4 +55,5 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(simpleEvaluationRoutes, ctx);
   await app.register(forkRoutes(kinds), ctx);
   await app.register(keyRoutes, ctx);
+  await app.register(serverInfoRoutes, ctx);
 }

@@ -1,5 +1,5 @@
 import compress from "@fastify/compress";
-import Fastify, { type FastifyInstance, type onSendHookHandler } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type onSendHookHandler } from "fastify";
 import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { setKeyMaxAge } from "../accounts/api-keys.ts";
@@ -37,6 +37,11 @@ const writes = (method: string, url: string) =>
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? { level: ctx.config.logLevel },
+    // Two lines per request buried the first-start banner: requests are logged at debug and trace only
+    // (error-handler.ts logs errors either way).
+    logController: new LogController({
+      disableRequestLogging: ctx.config.logLevel !== "debug" && ctx.config.logLevel !== "trace",
+    }),
     bodyLimit: ctx.config.bodyLimit,
     // Fastify would take the header as given; genReqId reads it itself so that only a well-formed one is kept.
     requestIdHeader: false,

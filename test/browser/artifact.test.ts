@@ -174,4 +174,29 @@ describe("console: an artifact's timeline, diff and actions", () => {
     await expect(changed.count()).resolves.toBe(1);
     await expect(changed.textContent()).resolves.toMatch(/cityCuscoCuzco/);
   });
+
+  it("shows a revision's prompt and where it is served, deploys it and opens it in the playground", async () => {
+    const { page } = browser;
+    await server.api("POST", "/applications/revisions/deploy", {
+      application_revision_ref: { id: app.revision_id }, environment_ref: { slug: "production" },
+    });
+    await signIn(page, server, `/applications/${app.id}?variant=${app.variant_id}&revision=${second.id}`);
+    const panel = page.getByRole("region", { name: "Version 2" });
+    await panel.getByRole("list", { name: "Prompt messages" }).getByText("Answer with the city name only.").waitFor();
+    await expect(panel.getByRole("definition").filter({ hasText: "gpt-4o-mini" }).count()).resolves.toBe(1);
+    const production = panel.locator("li[data-env=production]");
+    await expect(production.textContent()).resolves.toContain("serves v1");
+    await production.getByRole("button", { name: "Deploy v2 to production" }).click();
+    const dialog = page.getByRole("dialog", { name: "Deploy Capitals to production" });
+    await expect(dialog.getByLabel("Revision").inputValue()).resolves.toBe(second.id);
+    await dialog.getByRole("button", { name: "Deploy" }).click();
+    await production.getByText("serves this revision").waitFor();
+    const served = await server.api("POST", "/applications/revisions/retrieve", {
+      application_ref: { id: app.id }, environment_ref: { slug: "production" },
+    });
+    expect(served.application_revision.id).toBe(second.id);
+    await screenshot(page, "artifact-revision");
+    await panel.getByRole("link", { name: "Open in the playground" }).click();
+    await page.waitForURL(`${server.url}/playground?app=${app.id}&revision=${second.id}`);
+  });
 });

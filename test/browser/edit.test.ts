@@ -126,4 +126,42 @@ describe("console: edit and commit", () => {
     expect(after.data.script).toBe("function run(inputs) { return { twice: inputs }; }");
     expect(after.message).toBe("Wrap the answer");
   });
+
+  it("warns before committing over a newer revision, and commits only when told", async () => {
+    const { page } = browser;
+    browser.allowErrors(/status of 409/); // the browser logs the refused request itself
+    const base = await latest(app.variant_id);
+    await signIn(page, server, `/applications/${app.id}/variants/${app.variant_id}/edit?revision=${base.id}`);
+    await page.getByLabel("Message 1 (system)").fill("You are a terse geographer.");
+    // Meanwhile someone else commits on the same variant.
+    const theirs = (await server.api("POST", "/applications/revisions/commit", {
+      application_revision_commit: { application_variant_id: app.variant_id, message: "Theirs", data: chat },
+    })).application_revision;
+    await page.getByLabel("Commit message").fill("Mine");
+    await page.getByRole("button", { name: /^Commit version/ }).click();
+    const warning = page.getByRole("alert").filter({ hasText: "newer revision" });
+    await warning.waitFor();
+    await expect(warning.textContent()).resolves.toContain(`(v${theirs.version})`);
+    expect((await latest(app.variant_id)).id).toBe(theirs.id); // nothing committed yet
+    const compare = warning.getByRole("link", { name: `Compare v${base.version} with v${theirs.version}` });
+    const diff = `/applications/${app.id}/diff?from=${base.id}&to=${theirs.id}`;
+    await expect(compare.getAttribute("href")).resolves.toBe(diff);
+    await screenshot(page, "edit-stale-base");
+
+    await warning.getByRole("button", { name: "Commit anyway" }).click();
+    await page.getByRole("status").filter({ hasText: ": Mine" }).waitFor();
+    const mine = await latest(app.variant_id);
+    expect(mine.message).toBe("Mine");
+    expect(Number(mine.version)).toBe(Number(theirs.version) + 1);
+    expect(mine.data.parameters.prompt.messages[0].content).toBe("You are a terse geographer.");
+
+    // "Discard my edits" opens the newest revision instead.
+    await page.goto(`${server.url}/applications/${app.id}/variants/${app.variant_id}/edit?revision=${base.id}`);
+    await page.getByLabel("Message 1 (system)").fill("Something else");
+    await page.getByRole("button", { name: /^Commit version/ }).click();
+    await page.getByRole("button", { name: `Discard my edits and open v${mine.version}` }).click();
+    await page.waitForURL(`**/edit?revision=${mine.id}`);
+    await expect.poll(() => page.getByLabel("Message 1 (system)").inputValue()).toBe("You are a terse geographer.");
+    expect((await latest(app.variant_id)).id).toBe(mine.id);
+  });
 });

@@ -89,4 +89,22 @@ describe("console: environments board", () => {
     await dialog.getByRole("button", { name: "Cancel" }).click();
     await page.getByLabel("summary in development: nothing deployed").waitFor();
   });
+
+  it("shows every environment at phone width, without scrolling sideways", async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 }, isMobile: true });
+    await page.goto(server.signInLink);
+    await page.waitForURL(`${server.url}/`);
+    await page.goto(`${server.url}/environments`);
+    for (const env of ["development", "staging", "production"]) {
+      const deploy = page.getByRole("button", { name: `Deploy capitals in ${env}` });
+      await deploy.waitFor();
+      const box = (await deploy.boundingBox())!;
+      expect(box.x, env).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width, env).toBeLessThanOrEqual(390);
+    }
+    const production = page.locator("td[data-env=production]").first();
+    await expect(production.textContent()).resolves.toMatch(/^v\d+ · capitals/); // what production serves
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await screenshot(page, "environments-phone");
+  });
 });

@@ -64,6 +64,20 @@ describe("console: sign-in and registry", () => {
     expect(page.url()).toBe(`${server.url}/registry`);
   });
 
+  it("signs in from the link pasted into a tab already on the console, leaving no key in the URL", async () => {
+    const { page } = browser;
+    await page.goto(server.url + "/");
+    await page.getByLabel("API key").waitFor();
+    await page.evaluate(() => ((window as unknown as { sameDocument: boolean }).sameDocument = true));
+    // Only the fragment differs: the browser does not load the page again.
+    await page.goto(server.signInLink);
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
+    await page.getByRole("link", { name: "Geo capitals" }).waitFor();
+    expect(await page.evaluate(() => (window as unknown as { sameDocument?: boolean }).sameDocument)).toBe(true);
+    expect(page.url()).toBe(server.url + "/");
+    expect(await page.evaluate(() => sessionStorage.getItem("tessera.apiKey"))).toBe(server.key);
+  });
+
   it("searches by name or slug and shows archived ones on demand, all in the URL", async () => {
     const { page } = browser;
     await signIn(page, server);

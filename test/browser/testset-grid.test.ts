@@ -128,4 +128,30 @@ describe("console: testset grid", () => {
       await screenshot(page, name);
     }
   });
+
+  it("warns when the testset moved on, and applies the edits to the newest revision when asked", async () => {
+    const { page } = browser;
+    browser.allowErrors(/status of 409/); // the browser logs the refused request itself
+    const created = (await server.api("POST", "/simple/testsets/", {
+      testset: { slug: "moving", data: { testcases: [{ data: { q: "one" } }, { data: { q: "two" } }] } },
+    })).testset;
+    await signIn(page, server, `/testsets/${created.id}/revisions/${created.revision_id}/rows`);
+    await page.getByLabel("Row 2 q").fill("two, edited in the grid");
+    // Meanwhile a client adds a row on the same variant.
+    const theirs = (await server.api("POST", "/testsets/revisions/commit", {
+      testset_revision_commit: {
+        testset_id: created.id, testset_revision_id: created.revision_id, message: "Theirs",
+        delta: { rows: { add: [{ data: { q: "three, from a client" } }] } },
+      },
+    })).testset_revision;
+    await page.getByRole("button", { name: "Commit changes" }).click();
+    const warning = page.getByRole("alert").filter({ hasText: "newer revision" });
+    await warning.waitFor();
+    await expect(warning.textContent()).resolves.toContain(`(v${theirs.version})`);
+    await warning.getByRole("button", { name: `Apply my changes to v${theirs.version} and commit` }).click();
+    await page.waitForURL((url) => !url.pathname.includes(created.revision_id) && !url.pathname.includes(theirs.id));
+    const revision = /\/revisions\/([0-9a-f-]{36})\/rows/.exec(page.url())![1];
+    const rows = (await rowsOf(revision, 0, 10)).testcases.map((t: { data: { q: string } }) => t.data.q);
+    expect(rows).toEqual(["one", "two, edited in the grid", "three, from a client"]);
+  });
 });

@@ -12,6 +12,16 @@ import { usePagedList } from "../paged-list.ts";
 
 const PAGE = 50;
 
+/** What an empty list tells a new user to do. */
+const START: Record<ArtifactKind, string> = {
+  applications:
+    "Click “New application” to start from a template: a completion or chat prompt, your own service, or code.",
+  workflows: "Click “New workflow” to start from a template: a prompt, your own service, or code.",
+  evaluators: "Click “New evaluator” to pick a check (exact match, regex, JSON field, similarity, LLM-as-a-judge …).",
+  testsets: "Click “New testset” to upload a CSV, JSON or JSON Lines file, or to start from an empty grid.",
+  environments: "Every project starts with development, staging and production.",
+};
+
 /** A kind's artifacts, a page at a time ("Load more"), each linking to its page `/{kind}/{id}`. */
 export function ArtifactList(props: { kind: ArtifactKind; search: string; archived: boolean }) {
   const { kind, search, archived } = props;
@@ -46,7 +56,8 @@ export function ArtifactList(props: { kind: ArtifactKind; search: string; archiv
       </EmptyState>
     ) : (
       <EmptyState title={`No ${titles.many.toLowerCase()} yet`}>
-        <p>Create one with the API (<a href="/api/docs">reference</a>) or the <code>tessera</code> command line.</p>
+        <p>{START[kind]}</p>
+        <p><Link class="button-link button-primary" href={`/${kind}/new`}>New {titles.one.toLowerCase()}</Link></p>
       </EmptyState>
     );
   }

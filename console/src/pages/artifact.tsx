@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { useApi, type ArtifactKind } from "../api.ts";
-import { fetchArtifact, KIND_TITLES, queryVariants, type Variant } from "../artifacts.ts";
+import { fetchArtifact, KIND_TITLES, queryVariants, type Artifact, type Variant } from "../artifacts.ts";
 import { Author } from "../components/author.tsx";
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
@@ -13,6 +13,8 @@ import { fetchRevision, isWorkflowKind, type Revision } from "../revisions.ts";
 import { hrefOf, navigate, type ViewProps } from "../router.ts";
 import { ArchiveButton, ForkButton, RevertButton } from "./artifact-actions.tsx";
 import { Timeline } from "./artifact-timeline.tsx";
+import { RevisionContent } from "./revision-content.tsx";
+import { ServedBy } from "./served-by.tsx";
 import { editHref } from "./edit.tsx";
 
 /**
@@ -90,7 +92,7 @@ export function ArtifactPage({ params, query, kind }: ViewProps & { kind: Artifa
           <h2>Timeline</h2>
           <p class="muted timeline-of">Revisions of the variant <code>{variant.slug}</code>, newest first.</p>
           {revisionId && (
-            <SelectedRevision kind={kind} id={revisionId} round={round} page={page}
+            <SelectedRevision kind={kind} artifact={artifact} id={revisionId} round={round} page={page}
               onForked={(id) => { reload(); navigate(hrefOf(page, { variant: id })); }}
               onReverted={(r) => { reload(); navigate(hrefOf(page, { variant: r.variant_id, revision: r.id })); }} />
           )}
@@ -103,7 +105,8 @@ export function ArtifactPage({ params, query, kind }: ViewProps & { kind: Artifa
 
 /** The revision picked in the timeline: its facts and what can be done from it. */
 function SelectedRevision(props: {
-  kind: ArtifactKind; id: string; round: number; page: string; onForked: (variantId: string) => void; onReverted: (r: Revision) => void;
+  kind: ArtifactKind; artifact: Artifact; id: string; round: number; page: string;
+  onForked: (variantId: string) => void; onReverted: (r: Revision) => void;
 }) {
   const loaded = useApi((signal) => fetchRevision(props.kind, props.id, signal), [props.kind, props.id, props.round]);
   if (loaded.error) return <ErrorBanner message={loaded.error} onRetry={loaded.reload} />;
@@ -118,6 +121,8 @@ function SelectedRevision(props: {
         <dt>Date</dt><dd><Time value={r.date} /></dd>
         <dt>ID</dt><dd><IdChip id={r.id} label="revision id" /></dd>
       </dl>
+      <RevisionContent kind={props.kind} artifactId={props.artifact.id} revision={r} />
+      {props.kind === "applications" && <ServedBy application={props.artifact} revision={r} />}
       <div class="revision-actions">
         {r.parent_id && Number(r.version) > 1 && (
           <Link class="button-link" href={hrefOf(`${props.page}/diff`, { from: r.parent_id, to: r.id, variant: r.variant_id })}>Compare with previous</Link>

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { messageOf, singular, useApi } from "../api.ts";
+import { messageOf, singular, TesseraError, useApi } from "../api.ts";
 import { fetchArtifact, KIND_TITLES } from "../artifacts.ts";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { IdChip } from "../components/id-chip.tsx";
@@ -8,7 +8,10 @@ import { Link } from "../components/link.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Time } from "../components/time.tsx";
 import { promptOf } from "../prompt.ts";
-import { commitRevision, fetchRevision, fetchVariant, issuesByField, latestRevision, type Revision, type WorkflowKind } from "../revisions.ts";
+import {
+  commitRevision, fetchRevision, fetchVariant, issuesByField, latestRevision, type Revision, type WorkflowKind,
+} from "../revisions.ts";
+import { StaleBase } from "./stale-base.tsx";
 import { hrefOf, navigate, type ViewProps } from "../router.ts";
 import { draftOf, PromptForm, promptFieldOf, promptOfDraft, type PromptDraft } from "./prompt-form.tsx";
 
@@ -71,6 +74,7 @@ function EditForm(props: { kind: WorkflowKind; artifactId: string; variantId: st
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [banner, setBanner] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [stale, setStale] = useState<{ newest: Revision | null } | null>(null);
   useEffect(() => setErrors({}), [mode]);
 
   /** The data the form holds now, or the problems that keep it from being committed. */
@@ -108,10 +112,11 @@ function EditForm(props: { kind: WorkflowKind; artifactId: string; variantId: st
     setMode(next);
   };
 
-  const commit = async (event: Event) => {
+  const commit = async (event: Event, anyway = false) => {
     event.preventDefault();
     const now = current();
     setBanner(null);
+    setStale(null);
     if (!now.data) {
       setErrors(now.errors);
       return;
@@ -119,9 +124,15 @@ function EditForm(props: { kind: WorkflowKind; artifactId: string; variantId: st
     setErrors({});
     setBusy(true);
     try {
-      const committed = await commitRevision(kind, props.variantId, now.data, message.trim());
+      const expected = anyway ? undefined : revision.id;
+      const committed = await commitRevision(kind, props.variantId, now.data, message.trim(), expected);
       navigate(editHref(kind, props.artifactId, props.variantId, { revision: committed.id, committed: "1" }));
     } catch (error) {
+      if (!anyway && error instanceof TesseraError && error.status === 409) {
+        // Someone committed on this variant since this revision was opened: say so rather than overwrite it.
+        setStale({ newest: await latestRevision(kind, props.variantId).catch(() => null) });
+        return;
+      }
       const fieldOf = (path: (string | number)[]) =>
         path[0] === "message" ? "message" : mode === "form" ? promptFieldOf(path) : path[0] === "data" ? { field: "data", withPath: true as const } : null;
       const { fields, rest } = issuesByField(error, fieldOf);
@@ -144,6 +155,12 @@ function EditForm(props: { kind: WorkflowKind; artifactId: string; variantId: st
         </div>
       )}
       <ErrorBanner message={banner} />
+      {stale && (
+        <StaleBase kind={kind} artifactId={props.artifactId} base={revision} newest={stale.newest}
+          onCommitAnyway={(event) => commit(event, true)}
+          onOpenNewest={(newest) =>
+            navigate(editHref(kind, props.artifactId, props.variantId, { revision: newest.id }))} />
+      )}
       {mode === "form" && draft ? (
         <PromptForm draft={draft} errors={errors} onChange={setDraft} />
       ) : (

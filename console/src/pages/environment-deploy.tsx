@@ -22,10 +22,14 @@ function Preview(props: { environment: Artifact; live: Deployed | undefined; rev
  */
 export function DeployDialog(props: {
   application: Artifact; environment: Artifact; live: Deployed | undefined; promote?: { from: Artifact; revision: Deployed };
+  /** The revision picked at first (the newest when absent). */
+  initial?: string;
   onClose: () => void; onDone: () => void;
 }) {
   const { application, environment, promote } = props;
-  const [picked, setRevisionId] = useState<string | null>(promote?.revision.application_revision.id ?? null);
+  const [picked, setRevisionId] = useState<string | null>(
+    promote?.revision.application_revision.id ?? props.initial ?? null,
+  );
   const revisions = useApi((signal) => (promote ? Promise.resolve([]) : applicationRevisions(application.id, signal)), [application.id, !!promote]);
   // The newest revision until one is picked.
   const revisionId = picked ?? revisions.data?.[0]?.id ?? null;

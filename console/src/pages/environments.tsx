@@ -60,7 +60,9 @@ export function EnvironmentsPage({ query }: ViewProps) {
                 <tr key={app.id}>
                   <th scope="row"><Link href={`/applications/${app.id}`}>{app.name || app.slug}</Link></th>
                   {environments.map((env, i) => (
-                    <td><Cell app={app} env={env} next={environments[i + 1]} open={setPending} /></td>
+                    <td data-env={env.environment.slug}>
+                      <Cell app={app} env={env} next={environments[i + 1]} open={setPending} />
+                    </td>
                   ))}
                 </tr>
               ))}

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, messageOf, useApi } from "../api.ts";
 import { ErrorBanner } from "../components/error-banner.tsx";
+import { Link } from "../components/link.tsx";
 import { Loading } from "../components/loading.tsx";
 import { navigate } from "../router.ts";
 
@@ -79,6 +80,9 @@ export function NewEvaluation(props: { onCancel: () => void }) {
           {data.testsets.length === 0 && <option value="">No testsets yet</option>}
           {data.testsets.map((r) => <option value={r.id}>{label(r)}</option>)}
         </select>
+        {data.testsets.length === 0 && (
+          <span class="muted">No testsets yet: <Link href="/testsets/new">create one</Link> first.</span>
+        )}
       </label>
       <label class="ev-field">
         Application revision
@@ -89,7 +93,9 @@ export function NewEvaluation(props: { onCancel: () => void }) {
       </label>
       <fieldset class="ev-field">
         <legend>Evaluators</legend>
-        {data.evaluators.length === 0 && <p class="muted">No evaluators yet: create one in the registry or with the API.</p>}
+        {data.evaluators.length === 0 && (
+          <p class="muted">No evaluators yet: <Link href="/evaluators/new">create one</Link> first.</p>
+        )}
         {data.evaluators.map((r) => (
           <label class="checkbox">
             <input type="checkbox" checked={evaluators.includes(r.id)} onChange={(e) => toggle(r.id, e.currentTarget.checked)} />

@@ -23,7 +23,10 @@ export function RegistryPage({ query }: ViewProps) {
           </Link>
         ))}
       </nav>
-      <ListControls kind={kind} search={search} archived={archived} />
+      <div class="registry-bar">
+        <ListControls kind={kind} search={search} archived={archived} />
+        <Link class="button-link button-primary" href={`/${kind}/new`}>New {KIND_TITLES[kind].one.toLowerCase()}</Link>
+      </div>
       <ArtifactList kind={kind} search={search} archived={archived} />
     </>
   );

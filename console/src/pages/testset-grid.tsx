@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { api, messageOf, useApi } from "../api.ts";
+import { api, messageOf, TesseraError, useApi } from "../api.ts";
 import { fetchArtifact } from "../artifacts.ts";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { IdChip } from "../components/id-chip.tsx";
@@ -59,6 +59,7 @@ export function TestsetGridPage({ params, query }: ViewProps) {
   const [newColumn, setNewColumn] = useState("");
   const [message, setMessage] = useState("");
   const [status, setStatus] = useState<{ error?: string; note?: string; busy?: boolean }>({});
+  const [stale, setStale] = useState<{ newest: Revision | null } | null>(null);
   const started = useRef(false);
 
   // The first page, for the row count; then the row the URL names.
@@ -165,19 +166,34 @@ export function TestsetGridPage({ params, query }: ViewProps) {
   const removeColumn = (name: string) => setEdits((e) => e.addedColumns.includes(name)
     ? { ...e, addedColumns: e.addedColumns.filter((c) => c !== name) }
     : { ...e, removedColumns: new Set(e.removedColumns).add(name) });
-  const commit = async (event: Event) => {
+  /**
+   * Commits the edits as a delta on `base` (this revision, or the newest for a rebase). `checked`: with
+   * If-Match, so that a revision committed meanwhile on the variant is reported (409) instead of overwritten.
+   */
+  const commit = async (event: Event, base = revision.id, checked = true) => {
     event.preventDefault();
     setStatus({ busy: true });
+    setStale(null);
     try {
       const answer = await api<{ testset_revision: Revision }>("POST", "/testsets/revisions/commit", {
         testset_revision_commit: {
-          testset_id: revision.testset_id, testset_revision_id: revision.id, message: message.trim() || null, delta: delta(edits),
+          testset_id: revision.testset_id, testset_revision_id: base,
+          message: message.trim() || null, delta: delta(edits),
         },
         include_testcases: false, include_testcase_ids: false,
-      });
+      }, { headers: checked ? { "if-match": `"${base}"` } : undefined });
       setMessage("");
       navigate(gridHref(params.id, answer.testset_revision.id));
     } catch (error) {
+      if (checked && error instanceof TesseraError && error.status === 409) {
+        const newest = await api<{ testset_revision: Revision }>("POST", "/testsets/revisions/retrieve", {
+          testset_variant_ref: { id: revision.testset_variant_id },
+          include_testcases: false, include_testcase_ids: false,
+        }).then((a) => a.testset_revision, () => null);
+        setStale({ newest });
+        setStatus({});
+        return;
+      }
       setStatus({ error: messageOf(error) });
     }
   };
@@ -220,6 +236,24 @@ export function TestsetGridPage({ params, query }: ViewProps) {
       )}
       {pages.error && <ErrorBanner message={pages.error} />}
       {status.error && <ErrorBanner message={status.error} />}
+      {stale && (
+        <div class="banner banner-warning stale-base" role="alert">
+          <p>
+            <strong>This testset has a newer revision{stale.newest ? ` (v${stale.newest.version})` : ""}</strong>
+            {" "}than the one you are editing (v{revision.version}).
+          </p>
+          <p class="stale-actions">
+            {stale.newest && (
+              <button type="button" onClick={(e) => commit(e, stale.newest!.id)}>
+                Apply my changes to v{stale.newest.version} and commit
+              </button>
+            )}
+            <button type="button" class="button-quiet" onClick={(e) => commit(e, revision.id, false)}>
+              Commit on v{revision.version} anyway
+            </button>
+          </p>
+        </div>
+      )}
       <VirtualGrid total={total} columns={columns} rowAt={rowAt} jump={jump} label={`Rows of ${testset.slug} v${revision.version}`}
         onRange={(first, last) => pages.want(first, Math.min(last, (base ?? 1) - 1))} onEdit={onEdit} onRemove={onRemove} onRestore={onRestore} />
       <form class="tg-commit" onSubmit={commit}>

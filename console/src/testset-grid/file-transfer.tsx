@@ -36,6 +36,8 @@ export function FileTransfer(props: { revisionId: string; slug: string; version:
     }
   };
   const percent = progress && progress.total ? Math.round((100 * progress.sent) / progress.total) : 0;
+  // Once every byte is sent the server still parses and stores the rows (most of a large upload's time).
+  const sent = progress !== null && progress.total > 0 && progress.sent >= progress.total;
 
   return (
     <section class="tg-files" aria-labelledby="tg-files-title">
@@ -47,9 +49,9 @@ export function FileTransfer(props: { revisionId: string; slug: string; version:
           onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
         <button type="submit" disabled={!file || progress !== null}>Upload</button>
         {progress && (
-          <span class="tg-inline">
-            <progress max={100} value={percent} aria-label="Upload progress">{percent}%</progress>
-            <span>{percent}%</span>
+          <span class="tg-inline" role="status">
+            <progress max={100} value={sent ? undefined : percent} aria-label="Upload progress">{percent}%</progress>
+            <span>{sent ? "Sent; the server is storing the rows…" : `${percent}% sent`}</span>
           </span>
         )}
       </form>

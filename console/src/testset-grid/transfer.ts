@@ -23,12 +23,24 @@ export function uploadRevision(
   form.append("message", message || `Upload ${file.name}`);
   form.append("include_testcases", "false");
   form.append("file", file, file.name);
+  const path = `/testsets/revisions/${encodeURIComponent(revisionId)}/upload`;
+  return postForm(path, form, progress).then((body) => {
+    if (!body?.testset_revision) throw new Error("The server answered without the new revision");
+    return body.testset_revision;
+  });
+}
+
+/**
+ * POSTs a multipart form to `/api${path}` with the session's key; `progress(sent, total)` follows the bytes
+ * sent. Answers the JSON body of a 2xx; otherwise rejects with the server's `detail`.
+ */
+export function postForm(path: string, form: FormData, progress: (sent: number, total: number) => void): Promise<any> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open("POST", `/api/testsets/revisions/${encodeURIComponent(revisionId)}/upload`);
+    xhr.open("POST", `/api${path}`);
     xhr.setRequestHeader("authorization", `ApiKey ${apiKey() ?? ""}`);
     xhr.setRequestHeader("accept", "application/json");
-    xhr.upload.onprogress = (event) => progress(event.loaded, event.lengthComputable ? event.total : file.size);
+    xhr.upload.onprogress = (event) => progress(event.loaded, event.total);
     xhr.onerror = () => reject(new Error("The upload failed: the server cannot be reached."));
     xhr.onload = () => {
       let body: any;
@@ -37,7 +49,7 @@ export function uploadRevision(
       } catch {
         body = undefined;
       }
-      if (xhr.status >= 200 && xhr.status < 300 && body?.testset_revision) resolve(body.testset_revision);
+      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
       else reject(new Error(body?.detail !== undefined ? detailMessage(body.detail) : `The server answered ${xhr.status}`));
     };
     xhr.send(form);

@@ -15357,6 +15357,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/server/info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The server's version and its limits */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The settable limits in force for every project of this server */
+                            limits: {
+                                /** @description What is bounded */
+                                name: string;
+                                unit: "bytes" | "rows" | "steps";
+                                value: number;
+                                /** @description The environment variable that sets it */
+                                variable: string;
+                            }[];
+                            /** @description The server's version (package.json) */
+                            version: string;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/simple/applications/": {
         parameters: {
             query?: never;
