@@ -24332,7 +24332,7 @@ export interface paths {
         put?: never;
         /**
          * Query traces: by ids, or with filtering and windowing
-         * @description With `trace_ids`, those traces. Otherwise `filtering` (as `/tracing/spans/query`: a trace matches when one of its spans does) and `windowing`, newest first, at most 1000 traces a page, with the next page's `windowing` when the page is full. Saved queries (`query_ref`, `query_variant_ref`, `query_revision_ref`) are not held here: a `400`.
+         * @description With `trace_ids`, those traces. Otherwise `filtering` (as `/tracing/spans/query`: a trace matches when one of its spans does) and `windowing`, newest first, at most 1000 traces a page, with the next page's `windowing` when the page is full. A saved query (`query_ref`, `query_variant_ref` or `query_revision_ref`) gives the filtering and windowing (the body's `windowing` wins); one whose `formatting.focus` is `span` is a `409` (ask `/spans/query`).
          */
         post: {
             parameters: {
