@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { copyRows, fetchRows, insertRows, type Row } from "../../src/evaluations/entities/entity-table.ts";
 import { results, scenarios } from "../../src/evaluations/entities/tables.ts";
 import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+import { attributes, exportRequest, randomHex } from "../tracing/otlp-support.ts";
 
 let server: TestServer;
 let p: TestProject;
@@ -214,6 +215,37 @@ describe("evaluation metrics", () => {
     await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: run.id } });
     const again = await p.ok("POST", "/evaluations/metrics/query", { metrics: { run_id: run.id, scenario_ids: false } });
     expect(again.metrics.map((m: any) => m.id)).toEqual([global.metrics[0].id]);
+  });
+
+  it("scores a run its client drives from the root spans the client sent over OTLP (the reference SDK's aevaluate)", async () => {
+    const traceIds = [0.9, 0.3].map(() => randomHex(16));
+    const spans = traceIds.map((traceId, i) => ({
+      traceId, spanId: randomHex(8), name: "evaluator", start: 1_700_000_000_000_000_000n, end: 1_700_000_000_250_000_000n,
+      attributes: attributes({
+        "ag.type.trace": "annotation", "ag.type.span": "workflow",
+        "ag.data.outputs.score": [0.9, 0.3][i]!, "ag.data.outputs.success": i === 0,
+      }),
+    }));
+    const sent = await server.app.inject({
+      method: "POST", url: "/api/otlp/v1/traces", payload: exportRequest(spans),
+      headers: { authorization: `ApiKey ${p.key}`, "content-type": "application/x-protobuf" },
+    });
+    expect(sent.statusCode).toBe(200);
+    const run = await newRun(p, { data: { steps: [{ key: "evaluator-sdk", type: "annotation", origin: "custom", references: {} }] } });
+    const { scenarios } = await p.ok("POST", `/simple/evaluations/${run.id}/scenarios/add`, { count: 2 });
+    await p.ok("POST", "/evaluations/results/", {
+      results: scenarios.map((s: any, i: number) => ({
+        run_id: run.id, scenario_id: s.id, step_key: "evaluator-sdk", trace_id: traceIds[i], status: "success",
+      })),
+    });
+    const { metrics: [row] } = await p.ok("POST", "/evaluations/metrics/refresh", { metrics: { run_id: run.id } });
+    const step = row.data["evaluator-sdk"];
+    expect(step["attributes.ag.data.outputs.score"]).toMatchObject({ count: 2, min: 0.3, max: 0.9 });
+    expect(step["attributes.ag.data.outputs.score"].mean).toBeCloseTo(0.6);
+    expect(step["attributes.ag.data.outputs.success"].freq).toEqual(expect.arrayContaining([
+      expect.objectContaining({ value: true, count: 1 }), expect.objectContaining({ value: false, count: 1 }),
+    ]));
+    expect(step["attributes.ag.metrics.duration.cumulative"]).toMatchObject({ count: 2, mean: 250 });
   });
 
   it("counts every result of a run longer than a page, a step the run does not name included", async () => {
