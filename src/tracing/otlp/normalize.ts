@@ -2,7 +2,8 @@
  * An OTLP span in the reference's span model (its OTelFlatSpanBuilder, then `_parse_span_from_request`): the
  * `ag.*` namespaces decoded (`@ag.type=json:` values parsed), `ag.refs.*` as references, `ag.metrics.unit.*` and
  * `acc.*` as incremental and cumulative metrics, `ag.type.node` as the span type, dotted keys unflattened, the
- * duration and the exception events counted into the metrics.
+ * duration and the exception events counted into the metrics. Other conventions' attributes (OpenLLMetry,
+ * OpenInference, GenAI, Vercel AI SDK) are mapped onto `ag.*` first (adapters/).
  */
 
 import { MAX_JSON_DEPTH, tooDeep } from "../../json-depth.ts";
@@ -10,6 +11,7 @@ import { cleanAgAttributes, isObject } from "../ag-attributes.ts";
 import { setOwn } from "../own-property.ts";
 import { isoFromNanos, spanIdToUuid, traceIdToUuid, type Span, type SpanReference } from "../span.ts";
 import { unflatten } from "../unflatten.ts";
+import { agAttributes } from "./adapters/conventions.ts";
 import type { OtelSpan } from "./otlp-spans.ts";
 
 /** Attribute prefixes whose values are decoded, and the part of the span each feeds. */
@@ -45,7 +47,7 @@ export function decodeValue(value: unknown): unknown {
 export function normalizeSpan(otel: OtelSpan): Span {
   const attributes: Record<string, unknown> = { ...otel.attributes };
   const features: Record<string, Record<string, unknown>> = {};
-  for (const [key, value] of Object.entries(otel.attributes)) {
+  for (const [key, value] of Object.entries(agAttributes(otel.attributes))) {
     for (const [prefix, feature] of NAMESPACES) {
       if (key.startsWith(prefix)) setOwn((features[feature] ??= {}), key.slice(prefix.length), decodeValue(value));
     }
