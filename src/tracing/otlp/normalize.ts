@@ -14,11 +14,8 @@ import { unflatten } from "../unflatten.ts";
 import { agAttributes } from "./adapters/conventions.ts";
 import type { OtelSpan } from "./otlp-spans.ts";
 
-/** Attribute prefixes whose values are decoded, and the part of the span each feeds. */
-const NAMESPACES: [string, string][] = [
-  ["ag.data.", "data"], ["ag.metrics.", "metrics"], ["ag.flags.", "flags"], ["ag.meta.", "meta"],
-  ["ag.refs.", "refs"], ["ag.type.", "type"], ["ag.session.", "session"], ["ag.user.", "user"], ["ag.agent.", "agent"],
-];
+/** The `ag.<namespace>.` prefixes whose values are decoded: each feeds the part of the span of its name. */
+const NAMESPACES = new Set(["data", "metrics", "flags", "meta", "refs", "type", "session", "user", "agent"]);
 /** Reference keys of older SDKs, under the names they have now. */
 const LEGACY_REFERENCES: Record<string, string> = {
   "ag.references.variant.id": "ag.references.application_variant.id",
@@ -48,9 +45,9 @@ export function normalizeSpan(otel: OtelSpan): Span {
   const attributes: Record<string, unknown> = { ...otel.attributes };
   const features: Record<string, Record<string, unknown>> = {};
   for (const [key, value] of Object.entries(agAttributes(otel.attributes))) {
-    for (const [prefix, feature] of NAMESPACES) {
-      if (key.startsWith(prefix)) setOwn((features[feature] ??= {}), key.slice(prefix.length), decodeValue(value));
-    }
+    const dot = key.startsWith("ag.") ? key.indexOf(".", 3) : -1;
+    const feature = dot > 3 ? key.slice(3, dot) : "";
+    if (NAMESPACES.has(feature)) setOwn((features[feature] ??= {}), key.slice(dot + 1), decodeValue(value));
   }
   for (const feature of ["data", "flags", "meta", "session", "user", "agent"]) {
     for (const [key, value] of Object.entries(features[feature] ?? {})) attributes[`ag.${feature}.${key}`] = value;

@@ -14,9 +14,12 @@ const CONVENTIONS = [openLlmetry, openInference, genAi, vercelAi];
 
 /**
  * The `ag.*` attributes the span's other conventions stand for, then its own `ag.*` ones, in one object whose
- * key order is that of first appearance (dotted keys meeting at a prefix resolve in that order).
+ * key order is that of first appearance (dotted keys meeting at a prefix resolve in that order). Other keys may
+ * be there too: callers read the `ag.*` ones.
  */
 export function agAttributes(attributes: Attributes): Attributes {
+  // Spans of the reference's SDK carry ag.* keys only: nothing to map.
+  if (Object.keys(attributes).every((key) => key.startsWith("ag."))) return attributes;
   const out: Attributes = {};
   for (const convention of CONVENTIONS) Object.assign(out, convention(attributes));
   for (const [key, value] of Object.entries(attributes)) if (key.startsWith("ag.")) out[key] = value;
