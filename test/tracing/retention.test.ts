@@ -95,6 +95,13 @@ describe("span retention", () => {
       expect(res.statusCode).toBe(422);
       expect(JSON.stringify(res.json().detail)).toContain("span_retention_days");
     }
+    for (const body of [[], [1], "7"]) {
+      const res = await p.call("PATCH", "/projects/current/settings", JSON.stringify(body), {
+        "content-type": "application/json",
+      });
+      expect(res.statusCode).toBe(422);
+    }
+    expect((await p.call("GET", "/projects/current/settings")).json().span_retention_days).toBe(30);
     expect((await p.call("PATCH", "/projects/current/settings", { span_retention_days: null })).json())
       .toEqual({ span_retention_days: null, server_span_retention_days: 7 });
   });
