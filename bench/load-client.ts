@@ -8,4 +8,4 @@ import autocannon from "autocannon";
 const { expect, ...options } = JSON.parse(process.argv[2]) as Parameters<typeof autocannon>[0] & { expect: "2xx" | "3xx" };
 const r = await autocannon(options);
 const expected = r[expect];
-process.stdout.write(JSON.stringify({ rps: r.requests.average, requests: r.requests.total, p99: r.latency.p99, failures: r.requests.total - expected + r.errors + r.timeouts }));
+process.stdout.write(JSON.stringify({ rps: r.requests.average, requests: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, failures: r.requests.total - expected + r.errors + r.timeouts }));

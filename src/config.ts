@@ -14,6 +14,15 @@ export interface Config {
   bodyLimit: number;
   /** Bytes of one OTLP request body as sent (compressed or not); its decompressed size may be eight times that. */
   otlpMaxBytes: number;
+  /** How long spans are kept (src/tracing/retention.ts). */
+  spanRetention: {
+    /** Days a project keeps its spans unless it sets its own; 0 keeps them for good. */
+    days: number;
+    /** How often the expired spans of every project are deleted. */
+    sweepMs: number;
+    /** Spans looked at by one delete (their whole traces go), each a short transaction of its own. */
+    batch: number;
+  };
   logLevel: string;
   secretKey: string | null;
   allowPrivateHooks: boolean;
@@ -97,6 +106,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminKey: env.TESSERA_ADMIN_KEY || null,
     bodyLimit: integer("TESSERA_BODY_LIMIT", env.TESSERA_BODY_LIMIT, 10 * 1024 * 1024),
     otlpMaxBytes: positive("TESSERA_OTLP_MAX_BYTES", env.TESSERA_OTLP_MAX_BYTES, 10 * 1024 * 1024),
+    spanRetention: {
+      days: integer("TESSERA_SPAN_RETENTION_DAYS", env.TESSERA_SPAN_RETENTION_DAYS, 0),
+      sweepMs: positive("TESSERA_SPAN_RETENTION_SWEEP_SECONDS", env.TESSERA_SPAN_RETENTION_SWEEP_SECONDS, 3600) * 1000,
+      batch: positive("TESSERA_SPAN_RETENTION_BATCH", env.TESSERA_SPAN_RETENTION_BATCH, 1000),
+    },
     logLevel: env.LOG_LEVEL || "info",
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { accountRoutes } from "../accounts/routes.ts";
 import { keyRoutes } from "../accounts/key-routes.ts";
+import { projectSettingsRoutes } from "../accounts/settings-routes.ts";
 import { catalogRoutes } from "../catalog/routes.ts";
 import type { AppContext } from "../context.ts";
 import { environments } from "../kinds/environments.ts";
@@ -46,6 +47,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(historyRoutes(queries, [queries], queries), ctx);
   await app.register(secretRoutes, ctx);
   await app.register(accountRoutes, ctx);
+  await app.register(projectSettingsRoutes, ctx);
   await app.register(traceRoutes, ctx);
   await app.register(otlpRoutes, ctx);
   await app.register(tracingRoutes, ctx);

@@ -7,6 +7,7 @@ import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
 import { evaluationWorker } from "../evaluations/execution/worker.ts";
 import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
+import { retentionWorker } from "../tracing/retention-worker.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
 import { authenticate, requireApiKey } from "./authentication.ts";
 import { applyServerLimits, connectionOptions, limitBodyIdle } from "./connection-limits.ts";
@@ -78,10 +79,15 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
   const sandbox = ctx.sandbox ?? new SandboxPool(ctx.config.sandbox);
   const routeContext: AppContext = { ...ctx, cache, traces, sandbox };
+  const retention = retentionWorker(ctx.db, ctx.config, (error) => app.log.error({ err: error }, "span retention failed"));
+  // Started first: on the embedded database a starting worker takes back every running job as orphaned, and a
+  // retention sweep taken back is only run again, where an evaluation batch would be run twice at once.
+  app.addHook("onReady", () => retention.start());
   const jobs = evaluationWorker(routeContext, (error) => app.log.error({ err: error }, "evaluation job failed"));
   if (jobs) app.addHook("onReady", () => jobs.start());
   // Running jobs are handed back first: their last traces are then flushed with everyone else's.
   app.addHook("onClose", async () => {
+    await retention.stop();
     await jobs?.stop();
     await sandbox.close();
     await traces.flush();

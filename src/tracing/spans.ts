@@ -36,7 +36,7 @@ function time(column: string) {
 const text = (value: string | null) =>
   (value === null || !value.includes("\u0000") ? value : value.replaceAll("\u0000", ""));
 
-/** A span as a line of COPY text for `SPANS_COPY`. */
+/** A span as a line of COPY text for `SPANS_COPY`, as `storeSpans` writes it. */
 export function spanLine(scope: Scope, s: Span): string {
   const fields = [
     scope.projectId, s.trace_id, s.span_id, s.parent_id, s.trace_type, s.span_type, s.span_kind, text(s.span_name),

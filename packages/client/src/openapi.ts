@@ -12593,6 +12593,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects/current/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's project settings */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The server's default (TESSERA_SPAN_RETENTION_DAYS). */
+                            server_span_retention_days: number;
+                            span_retention_days?: number | null;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change the caller's project settings (the fields sent) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        span_retention_days?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The server's default (TESSERA_SPAN_RETENTION_DAYS). */
+                            server_span_retention_days: number;
+                            span_retention_days?: number | null;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        trace?: never;
+    };
     "/api/queries/": {
         parameters: {
             query?: never;

@@ -2,7 +2,8 @@
  * An OTLP span in the reference's span model (its OTelFlatSpanBuilder, then `_parse_span_from_request`): the
  * `ag.*` namespaces decoded (`@ag.type=json:` values parsed), `ag.refs.*` as references, `ag.metrics.unit.*` and
  * `acc.*` as incremental and cumulative metrics, `ag.type.node` as the span type, dotted keys unflattened, the
- * duration and the exception events counted into the metrics.
+ * duration and the exception events counted into the metrics. Other conventions' attributes (OpenLLMetry,
+ * OpenInference, GenAI, Vercel AI SDK) are mapped onto `ag.*` first (adapters/).
  */
 
 import { MAX_JSON_DEPTH, tooDeep } from "../../json-depth.ts";
@@ -10,13 +11,11 @@ import { cleanAgAttributes, isObject } from "../ag-attributes.ts";
 import { setOwn } from "../own-property.ts";
 import { isoFromNanos, spanIdToUuid, traceIdToUuid, type Span, type SpanReference } from "../span.ts";
 import { unflatten } from "../unflatten.ts";
+import { agAttributes } from "./adapters/conventions.ts";
 import type { OtelSpan } from "./otlp-spans.ts";
 
-/** Attribute prefixes whose values are decoded, and the part of the span each feeds. */
-const NAMESPACES: [string, string][] = [
-  ["ag.data.", "data"], ["ag.metrics.", "metrics"], ["ag.flags.", "flags"], ["ag.meta.", "meta"],
-  ["ag.refs.", "refs"], ["ag.type.", "type"], ["ag.session.", "session"], ["ag.user.", "user"], ["ag.agent.", "agent"],
-];
+/** The `ag.<namespace>.` prefixes whose values are decoded: each feeds the part of the span of its name. */
+const NAMESPACES = new Set(["data", "metrics", "flags", "meta", "refs", "type", "session", "user", "agent"]);
 /** Reference keys of older SDKs, under the names they have now. */
 const LEGACY_REFERENCES: Record<string, string> = {
   "ag.references.variant.id": "ag.references.application_variant.id",
@@ -45,10 +44,10 @@ export function decodeValue(value: unknown): unknown {
 export function normalizeSpan(otel: OtelSpan): Span {
   const attributes: Record<string, unknown> = { ...otel.attributes };
   const features: Record<string, Record<string, unknown>> = {};
-  for (const [key, value] of Object.entries(otel.attributes)) {
-    for (const [prefix, feature] of NAMESPACES) {
-      if (key.startsWith(prefix)) setOwn((features[feature] ??= {}), key.slice(prefix.length), decodeValue(value));
-    }
+  for (const [key, value] of Object.entries(agAttributes(otel.attributes))) {
+    const dot = key.startsWith("ag.") ? key.indexOf(".", 3) : -1;
+    const feature = dot > 3 ? key.slice(3, dot) : "";
+    if (NAMESPACES.has(feature)) setOwn((features[feature] ??= {}), key.slice(dot + 1), decodeValue(value));
   }
   for (const feature of ["data", "flags", "meta", "session", "user", "agent"]) {
     for (const [key, value] of Object.entries(features[feature] ?? {})) attributes[`ag.${feature}.${key}`] = value;
