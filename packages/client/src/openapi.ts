@@ -6480,9 +6480,12 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         }) | null;
-                        scenario?: {
+                        scenario?: ({
+                            status?: string | null;
+                            statuses?: string[] | null;
+                        } & {
                             [key: string]: unknown;
-                        } | null;
+                        }) | null;
                         windowing?: {
                             interval?: number | null;
                             limit?: number | null;
@@ -19117,9 +19120,12 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         }) | null;
-                        scenario?: {
+                        scenario?: ({
+                            status?: string | null;
+                            statuses?: string[] | null;
+                        } & {
                             [key: string]: unknown;
-                        } | null;
+                        }) | null;
                         windowing?: {
                             interval?: number | null;
                             limit?: number | null;
