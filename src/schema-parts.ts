@@ -13,9 +13,10 @@ export const ForbidExtras = { additionalProperties: false, [FORBID_EXTRAS]: true
 
 const Strict = { additionalProperties: false } as const;
 
-export const Nullable = (t: TSchema) => Type.Optional(Type.Union([t, Type.Null()]));
+export const Nullable = <T extends TSchema>(t: T) => Type.Optional(Type.Union([t, Type.Null()]));
 export const Uuid = Type.String({ format: "uuid" });
-export const FreeObject = Type.Object({}, { additionalProperties: true });
+/** Any JSON object; typed as a record of its fields, so a handler reads them without a cast. */
+export const FreeObject = Type.Unsafe<Record<string, unknown>>(Type.Object({}, { additionalProperties: true }));
 
 export const Reference = Type.Object({
   id: Nullable(Uuid),
@@ -34,7 +35,7 @@ export const WindowingSchema = Type.Object({
 }, Strict);
 
 /** A path parameter object holding one UUID named `name`. */
-export const IdParam = (name: string) => Type.Object({ [name]: Uuid });
+export const IdParam = <K extends string>(name: K) => Type.Object({ [name]: Uuid } as Record<K, typeof Uuid>);
 
 const QUOTED_UUID = '(W/)?"?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"?';
 /** `If-Match` on a commit: the revision the client expects to be the variant's latest (`*` or absent: any). */

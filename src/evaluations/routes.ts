@@ -1,10 +1,11 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { Scope } from "../accounts/scope.ts";
 import type { Database } from "../db/database.ts";
 import type { AppContext } from "../context.ts";
 import { IdParam } from "../schema-parts.ts";
 import { deleteRows, fetchRows, type EntityTable, type Row } from "./entities/entity-table.ts";
-import { doc, editEach, entityRoutes, many, one } from "./entities/entity-routes.ts";
+import { doc, entityRoutes, many, one } from "./entities/entity-routes.ts";
 import { refreshMetrics, setMetrics } from "./metrics/metrics.ts";
 import { manyOf, MetricsRecord, oneOf, ResultRecord, RunRecord, ScenarioRecord } from "./entities/record-schemas.ts";
 import { setResults } from "./entities/results.ts";
@@ -14,23 +15,22 @@ import { addScenarios, createScenarios, editScenario, runOf } from "./entities/s
 import * as s from "./schemas.ts";
 import { metrics, results, runs, scenarios } from "./entities/tables.ts";
 
-type Body = Record<string, any>;
-
 /** Closing and reopening runs, by ids and by path: routes of the run collection beyond its CRUD. */
-function runStateRoutes(app: FastifyInstance, { db }: AppContext) {
+function runStateRoutes(instance: FastifyInstance, { db }: AppContext) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   for (const [verb, closed] of [["close", true], ["open", false]] as const) {
     const title = verb === "close" ? "Close" : "Reopen";
     const byIds = doc(`${title} runs`, manyOf("runs", RunRecord), { body: s.RunIdsBody });
     app.post(`/evaluations/runs/${verb}`, byIds, async (req) => {
-      const ids = (await setRunsClosed(db, req.scope, (req.body as Body).run_ids, closed)).map((r) => r.id as string);
+      const ids = (await setRunsClosed(db, req.scope, req.body.run_ids, closed)).map((r) => r.id as string);
       return many("runs", await fetchRows(db, req.scope, runs, ids));
     });
     const byPath = doc(`${title} a run`, oneOf("run", RunRecord), {
       params: IdParam("run_id"), querystring: s.CloseQuery,
     });
     app.post(`/evaluations/runs/:run_id/${verb}`, byPath, async (req) => {
-      const { run_id } = req.params as Body;
-      const status = closed ? (req.query as Body).status : null;
+      const { run_id } = req.params;
+      const status = closed ? req.query.status : null;
       const [done] = await setRunsClosed(db, req.scope, [run_id], closed, status);
       return one("run", done ? (await fetchRows(db, req.scope, runs, [run_id]))[0] : null);
     });
@@ -38,14 +38,15 @@ function runStateRoutes(app: FastifyInstance, { db }: AppContext) {
 }
 
 /** Recomputes metrics from results: as the reference dispatches, run_ids when given, else run_id. */
-function metricsRefreshRoute(app: FastifyInstance, ctx: AppContext) {
+function metricsRefreshRoute(instance: FastifyInstance, ctx: AppContext) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = ctx;
   const answer = manyOf("metrics", MetricsRecord);
   const refresh = doc("Recompute metrics from results", answer, { body: s.MetricsRefreshBody });
   app.post("/evaluations/metrics/refresh", refresh, async (req) => {
-    const m = (req.body as Body).metrics ?? {};
+    const m = req.body.metrics;
     // Neither run_ids nor run_id refreshes nothing.
-    const runIds: string[] = m.run_ids?.length ? m.run_ids : m.run_id ? [m.run_id] : [];
+    const runIds = m.run_ids?.length ? m.run_ids : m.run_id ? [m.run_id] : [];
     const scenarioIds: (string | null)[] = [...(m.scenario_ids ?? []), ...(m.scenario_id ? [m.scenario_id] : [])];
     if (runIds.length === 0) return many("metrics", []);
     await ctx.traces?.flush(); // results name traces that may still be on their way to the table
@@ -67,6 +68,7 @@ function metricsRefreshRoute(app: FastifyInstance, ctx: AppContext) {
  */
 export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
   const { db } = ctx;
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
   entityRoutes({
     table: runs, path: "/evaluations/runs", one: "run", many: "runs", aRow: "a run", record: RunRecord,
     bodies: {
@@ -111,18 +113,18 @@ export async function evaluationRoutes(app: FastifyInstance, ctx: AppContext) {
   const evaluation = IdParam("evaluation_id");
   const appended = manyOf("scenarios", ScenarioRecord);
   const append = doc("Append empty scenarios to a run", appended, { params: evaluation, body: s.AddScenariosBody });
-  app.post("/simple/evaluations/:evaluation_id/scenarios/add", append, async (req) => {
-    const { count, timestamp } = req.body as Body;
-    const runId = (req.params as Body).evaluation_id;
+  api.post("/simple/evaluations/:evaluation_id/scenarios/add", append, async (req) => {
+    const { count, timestamp } = req.body;
+    const runId = req.params.evaluation_id;
     const rows = await db.transaction((tx) => addScenarios(tx, req.scope, runId, count, timestamp));
     return many("scenarios", rows);
   });
   const populate = doc("Store results of a run", manyOf("results", ResultRecord), {
     params: evaluation, body: s.PopulateBody,
   });
-  app.post("/simple/evaluations/:evaluation_id/populate", populate, async (req) => {
-    const runId = (req.params as Body).evaluation_id;
-    const items = ((req.body as Body).results as Row[]).map((r) => ({ ...r, run_id: runId }));
+  api.post("/simple/evaluations/:evaluation_id/populate", populate, async (req) => {
+    const runId = req.params.evaluation_id;
+    const items = req.body.results.map((r) => ({ ...r, run_id: runId }));
     return many("results", await db.transaction((tx) => setResults(tx, req.scope, items)));
   });
 }

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from "typebox";
+import { type TArray, Type, type TSchema } from "typebox";
 import { FreeObject, Nullable, Uuid, WindowingSchema } from "../schema-parts.ts";
 import { RunDataSchema, StatusSchema } from "./entities/record-schemas.ts";
 
@@ -14,9 +14,12 @@ export const MAX_BATCH = 10_000;
 const Labels = Nullable(Type.Record(Type.String(), Type.Unknown()));
 const metadata = { flags: Labels, tags: Labels, meta: Labels, version: Nullable(Type.String()) };
 const timing = { interval: Nullable(Type.Integer()), timestamp: Nullable(Type.String({ format: "date-time" })) };
-const list = (item: TSchema) => Type.Array(item, { maxItems: MAX_BATCH });
-const ids = (name: string) => Type.Object({ [name]: list(Uuid) }, Open);
-const query = (name: string) => Type.Object({ [name]: Nullable(FreeObject), windowing: Nullable(WindowingSchema) }, Open);
+const list = <T extends TSchema>(item: T) => Type.Array(item, { maxItems: MAX_BATCH });
+const ids = <K extends string>(name: K) => Type.Object({ [name]: list(Uuid) } as Record<K, TArray<typeof Uuid>>, Open);
+const query = <K extends string>(name: K) => {
+  const filter = { [name]: Nullable(FreeObject) } as Record<K, ReturnType<typeof Nullable<typeof FreeObject>>>;
+  return Type.Object({ ...filter, windowing: Nullable(WindowingSchema) }, Open);
+};
 
 const RunFields = {
   ...metadata,
@@ -118,8 +121,12 @@ export const QueueQueryBody = query("queue");
 const UsersFilter = Nullable(Type.Object({
   id: Nullable(Uuid), user_id: Nullable(Uuid), user_ids: Nullable(list(Uuid)),
 }, Open));
+/** The scenarios of a queue by their status: `status`, or any of `statuses`. */
+const StatusFilter = Nullable(Type.Object({
+  status: Nullable(Type.String()), statuses: Nullable(Type.Array(Type.String(), { maxItems: 100 })),
+}, Open));
 export const QueueScenariosQueryBody = Type.Object({
-  queue: UsersFilter, scenario: Nullable(FreeObject), windowing: Nullable(WindowingSchema),
+  queue: UsersFilter, scenario: StatusFilter, windowing: Nullable(WindowingSchema),
 }, Open);
 
 const Target = Nullable(Type.Union([

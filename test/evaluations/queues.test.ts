@@ -105,6 +105,10 @@ describe("annotation queues from testcases (POST /simple/queues/)", () => {
     }
     expect(await assigned(queue.id, alice, { status: "pending" })).toEqual([]);
     expect(ids(await assigned(queue.id, alice, { statuses: ["success"] }))).toEqual(ids(mine));
+    // The scenario filter's statuses are a list: a bare string is refused, naming the field.
+    const bare = await p.call("POST", `/simple/queues/${queue.id}/scenarios/query`, { scenario: { statuses: "success" } });
+    expect(bare.statusCode).toBe(422);
+    expect(JSON.stringify(bare.json().detail)).toContain("statuses");
     const annotations = await results(run.id, humanStep);
     expect(annotations).toHaveLength(4);
     expect(annotations.every((r: any) => r.status === "success")).toBe(true);

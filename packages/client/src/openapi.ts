@@ -6480,9 +6480,12 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         }) | null;
-                        scenario?: {
+                        scenario?: ({
+                            status?: string | null;
+                            statuses?: string[] | null;
+                        } & {
                             [key: string]: unknown;
-                        } | null;
+                        }) | null;
                         windowing?: {
                             interval?: number | null;
                             limit?: number | null;
@@ -19265,9 +19268,12 @@ export interface paths {
                         } & {
                             [key: string]: unknown;
                         }) | null;
-                        scenario?: {
+                        scenario?: ({
+                            status?: string | null;
+                            statuses?: string[] | null;
+                        } & {
                             [key: string]: unknown;
-                        } | null;
+                        }) | null;
                         windowing?: {
                             interval?: number | null;
                             limit?: number | null;

@@ -21,11 +21,17 @@ export const many = (name: string, rows: Row[], windowing?: Windowing | null) =>
 const tags = ["Evaluations"];
 
 /** A route's OpenAPI description, with the schema of its answer. */
-type Parts = { body?: unknown; params?: unknown; querystring?: unknown };
-export const doc = (summary: string, answer: TSchema, parts: Parts = {}) => ({
+type Parts = { body?: TSchema; params?: TSchema; querystring?: TSchema };
+export const doc = <P extends Parts>(summary: string, answer: TSchema, parts: P) => ({
   schema: { tags, summary, ...parts },
   config: documentationOnly({ response: { 200: answer } }),
 });
+
+/**
+ * A body's field by its wire name. The names of an entity are values, so its bodies' static types cannot name their
+ * fields; the route's schema (EntityRouteSpec.bodies) has validated the field before a handler reads it.
+ */
+const field = <T>(body: unknown, name: string): T => (body as Record<string, T>)[name]!;
 
 type Edit = (tx: Queryable, scope: Scope, id: string, edit: Row) => Promise<Row | null>;
 
@@ -63,7 +69,7 @@ export interface EntityRouteSpec {
 }
 
 /** Applies edits that each name their row by id, in one transaction; rows that are not the caller's are left out. */
-export async function editEach(tx: Queryable, scope: Scope, noun: string, edits: Row[], edit: Edit): Promise<Row[]> {
+async function editEach(tx: Queryable, scope: Scope, noun: string, edits: Row[], edit: Edit): Promise<Row[]> {
   const out: Row[] = [];
   for (const e of edits) {
     if (!e.id) throw editWithoutId(noun);
@@ -94,30 +100,29 @@ export function entityRoutes(spec: EntityRouteSpec) {
       url: `${path}/`,
       ...created,
       handler: async (req) => {
-        const items = (req.body as Record<string, Row[]>)[plural]!;
+        const items = field<Row[]>(req.body, plural);
         return many(plural, await db.transaction((tx) => spec.create.write(tx, req.scope, items)));
       },
     });
     const { edit } = spec;
     if (edit) {
       app.patch(`${path}/`, doc(plainSummary("Edit"), rows, { body: bodies.edits }), async (req) => {
-        const edits = (req.body as Record<string, Row[]>)[plural]!;
+        const edits = field<Row[]>(req.body, plural);
         return many(plural, await db.transaction((tx) => editEach(tx, req.scope, name, edits, edit)));
       });
     }
     app.delete(`${path}/`, doc(plainSummary("Delete"), idsOf(idsKey), { body: bodies.ids }), async (req) => {
-      const ids = await spec.remove(db, req.scope, (req.body as Record<string, string[]>)[idsKey]!);
+      const ids = await spec.remove(db, req.scope, field<string[]>(req.body, idsKey));
       return { count: ids.length, [idsKey]: ids };
     });
     app.post(`${path}/query`, doc(plainSummary("Query"), rows, { body: bodies.query }), async (req) => {
-      const body = req.body as { windowing?: Windowing | null } & Record<string, Row | null | undefined>;
-      const filter = body[name];
-      const page = await queryRows(db, req.scope, spec.table, filter, body.windowing);
+      const filter = field<Row | null | undefined>(req.body, name);
+      const page = await queryRows(db, req.scope, spec.table, filter, field<Windowing | null>(req.body, "windowing"));
       return many(plural, spec.shapeQuery ? spec.shapeQuery(page.items, filter) : page.items, page.windowing);
     });
     spec.collection?.(app, ctx);
 
-    const idOfPath = (params: unknown) => (params as Record<string, string>)[idParam]!;
+    const idOfPath = (params: unknown) => field<string>(params, idParam);
     const fetched = spec.byIdAsList ? rows : oneOf(name, record);
     app.get(`${path}/:${idParam}`, doc(`Fetch ${spec.aRow}`, fetched, { params }), async (req) => {
       const found = await fetchRows(db, req.scope, spec.table, [idOfPath(req.params)]);
@@ -127,7 +132,7 @@ export function entityRoutes(spec: EntityRouteSpec) {
       const edited = doc(`Edit ${spec.aRow}`, oneOf(name, record), { params, body: bodies.edit });
       app.patch(`${path}/:${idParam}`, edited, async (req) => {
         const id = idOfPath(req.params);
-        const change = (req.body as Record<string, Row>)[name]!;
+        const change = field<Row>(req.body, name);
         return one(name, await db.transaction((tx) => edit(tx, req.scope, id, change)));
       });
     }

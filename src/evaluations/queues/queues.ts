@@ -113,7 +113,8 @@ export async function assignedIds(
 
 /** A page of the scenarios `users` are assigned in `queue`, optionally of some statuses, in assignment order. */
 export async function queueScenarios(
-  db: Queryable, scope: Scope, queue: Row, users: string[], filter: { status?: string; statuses?: string[] } | null,
+  db: Queryable, scope: Scope, queue: Row, users: string[],
+  filter: { status?: string | null; statuses?: string[] | null } | null | undefined,
   windowing: Windowing | null | undefined, ownScope = true,
 ) {
   let ids = await assignedIds(db, scope, queue, users, ownScope);

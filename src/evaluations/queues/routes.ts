@@ -1,3 +1,4 @@
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context.ts";
 import { IdParam } from "../../schema-parts.ts";
@@ -13,9 +14,8 @@ import {
 import { queues, runs } from "../entities/tables.ts";
 import { queueIdMismatch } from "../errors.ts";
 
-type Body = Record<string, any>;
 /** A body's `queue.id`, when sent, must be the path's. */
-const samePath = (params: Body, filter: Body | null | undefined) => {
+const samePath = (params: { queue_id: string }, filter: { id?: string | null } | null | undefined) => {
   if (filter?.id && filter.id !== params.queue_id) {
     throw queueIdMismatch();
   }
@@ -23,10 +23,11 @@ const samePath = (params: Body, filter: Body | null | undefined) => {
 const QueueParam = IdParam("queue_id");
 
 /** A run's default queue, and the scenarios of a queue a user is assigned. */
-function queueMemberRoutes(app: FastifyInstance, { db }: AppContext) {
+function queueMemberRoutes(instance: FastifyInstance, { db }: AppContext) {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const defaultOf = doc("Fetch a run's default queue", oneOf("queue", QueueRecord), { params: IdParam("run_id") });
   app.get("/evaluations/runs/:run_id/queues/default", defaultOf, async (req) => {
-    const filter = { run_id: (req.params as Body).run_id, flags: { is_default: true } };
+    const filter = { run_id: req.params.run_id, flags: { is_default: true } };
     const page = await queryRows(db, req.scope, queues, filter, null);
     return one("queue", page.items[0]);
   });
@@ -34,9 +35,9 @@ function queueMemberRoutes(app: FastifyInstance, { db }: AppContext) {
     params: QueueParam, body: s.QueueScenariosQueryBody,
   });
   app.post("/evaluations/queues/:queue_id/scenarios/query", assigned, async (req) => {
-    const { queue: filter, scenario, windowing } = req.body as Body;
-    samePath(req.params as Body, filter);
-    const [queue] = await fetchRows(db, req.scope, queues, [(req.params as Body).queue_id]);
+    const { queue: filter, scenario, windowing } = req.body;
+    samePath(req.params, filter);
+    const [queue] = await fetchRows(db, req.scope, queues, [req.params.queue_id]);
     if (!queue) return many("scenarios", [], null);
     const page = await queueScenarios(db, req.scope, queue, usersOf(filter), scenario, windowing);
     return many("scenarios", page.items, page.windowing);
@@ -47,8 +48,9 @@ function queueMemberRoutes(app: FastifyInstance, { db }: AppContext) {
  * Annotation queues over HTTP, in the reference's shapes: `/evaluations/queues/…` (a run's scenarios
  * handed to users) and `/simple/queues/…` (a queue and its run made in one call, testcases sent to it).
  */
-export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
+export async function queueRoutes(instance: FastifyInstance, ctx: AppContext) {
   const { db } = ctx;
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
 
   entityRoutes({
     table: queues, path: "/evaluations/queues", one: "queue", many: "queues", aRow: "a queue", record: QueueRecord,
@@ -65,16 +67,20 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
 
   // Simple queues
   app.post("/simple/queues/", doc("Create a queue and its run", oneOf("queue", SimpleQueueRecord), { body: s.SimpleQueueCreateBody }), async (req) => {
-    const input = (req.body as Body).queue as SimpleQueueInput;
+    const input: SimpleQueueInput = req.body.queue;
     const { maxTraces } = ctx.config.evaluations;
     return one("queue", await db.transaction((tx) => createSimpleQueue(tx, req.scope, input, maxTraces)));
   });
   app.post("/simple/queues/query", doc("Query simple queues", manyOf("queues", SimpleQueueRecord), { body: s.SimpleQueueQueryBody }), async (req) => {
-    const { queue: filter, windowing } = req.body as Body;
-    const f = (filter ?? {}) as Body;
-    const runIds = [...(f.run_ids ?? []), ...(f.run_id ? [f.run_id] : [])];
+    const { queue: filter, windowing } = req.body;
+    // The filter is free-form, as the reference's is: these are the fields it reads.
+    const f = filter ?? {};
+    const listed = f.run_ids ?? [];
+    // A run_ids that is not a list goes on as it is, for the query's 422 to name it.
+    const runIds = Array.isArray(listed) ? [...listed, ...(f.run_id ? [f.run_id] : [])] : listed;
     const page = await queryRows(db, req.scope, queues, {
-      name: f.name, tags: f.tags, meta: f.meta, ids: f.queue_ids, run_ids: runIds.length ? runIds : null,
+      name: f.name, tags: f.tags, meta: f.meta, ids: f.queue_ids,
+      run_ids: Array.isArray(runIds) && runIds.length === 0 ? null : runIds,
     }, windowing);
     const rows = withUsers(page.items, usersOf(f));
     const runIdsOf = [...new Set(rows.map((q) => q.run_id as string))];
@@ -88,34 +94,34 @@ export async function queueRoutes(app: FastifyInstance, ctx: AppContext) {
     return many("queues", out, page.windowing);
   });
   app.get("/simple/queues/:queue_id", doc("Fetch a simple queue", oneOf("queue", SimpleQueueRecord), { params: QueueParam }), async (req) => {
-    const found = await loadQueue(db, req.scope, (req.params as Body).queue_id);
+    const found = await loadQueue(db, req.scope, req.params.queue_id);
     return one("queue", found ? simpleQueueRecord(found.queue, found.run) : null);
   });
   app.delete("/simple/queues/:queue_id", doc("Delete a simple queue", idOf("queue_id"), { params: QueueParam }), async (req) => {
-    const id = await db.transaction((tx) => deleteSimpleQueue(tx, req.scope, (req.params as Body).queue_id));
+    const id = await db.transaction((tx) => deleteSimpleQueue(tx, req.scope, req.params.queue_id));
     return { count: id ? 1 : 0, queue_id: id };
   });
   app.post("/simple/queues/:queue_id/testcases/", doc("Send testcases to a queue", idOf("queue_id"), {
     params: QueueParam, body: s.SimpleQueueTestcasesBody,
   }), async (req) => {
-    const { queue_id } = req.params as Body;
-    const id = await db.transaction((tx) => addTestcases(tx, req.scope, queue_id, (req.body as Body).testcase_ids));
+    const { queue_id } = req.params;
+    const id = await db.transaction((tx) => addTestcases(tx, req.scope, queue_id, req.body.testcase_ids));
     return { count: id ? 1 : 0, queue_id: id };
   });
   app.post("/simple/queues/:queue_id/traces/", doc("Send traces to a queue", idOf("queue_id"), {
     params: QueueParam, body: s.SimpleQueueTracesBody,
   }), async (req) => {
-    const { queue_id } = req.params as Body;
+    const { queue_id } = req.params;
     await ctx.traces?.flush(); // a trace just invoked may still be on its way to the table
-    const id = await db.transaction((tx) => addTraces(tx, req.scope, queue_id, (req.body as Body).trace_ids));
+    const id = await db.transaction((tx) => addTraces(tx, req.scope, queue_id, req.body.trace_ids));
     return { count: id ? 1 : 0, queue_id: id };
   });
   app.post("/simple/queues/:queue_id/scenarios/query", doc("The scenarios of a simple queue a user is assigned", manyOf("scenarios", ScenarioRecord), {
     params: QueueParam, body: s.SimpleQueueScenariosQueryBody,
   }), async (req) => {
-    const { queue: filter, scenario, windowing } = req.body as Body;
-    samePath(req.params as Body, filter);
-    const found = await loadQueue(db, req.scope, (req.params as Body).queue_id);
+    const { queue: filter, scenario, windowing } = req.body;
+    samePath(req.params, filter);
+    const found = await loadQueue(db, req.scope, req.params.queue_id);
     if (!found) return many("scenarios", [], null);
     // As in the reference, a simple queue answers from its assignment alone, not its scenario_ids.
     const page = await queueScenarios(db, req.scope, found.queue, usersOf(filter), scenario, windowing, false);
