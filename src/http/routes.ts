@@ -20,6 +20,7 @@ import { tracingRoutes } from "../tracing/routes.ts";
 import { queueRoutes } from "../evaluations/queues-routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
+import { webhookRoutes } from "../webhooks/routes.ts";
 
 /** Every route that acts inside the caller's project. */
 export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -48,4 +49,5 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(simpleEvaluationRoutes, ctx);
   await app.register(forkRoutes(kinds), ctx);
   await app.register(keyRoutes, ctx);
+  await app.register(webhookRoutes, ctx);
 }
