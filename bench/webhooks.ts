@@ -4,6 +4,7 @@ import { promptConfig, type Api } from "./api.ts";
 import type { Line } from "./report.ts";
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 /** A subscriber on 127.0.0.1 that answers 200 at once and notes when each delivery arrived. */
 async function fastReceiver() {
@@ -19,7 +20,8 @@ async function fastReceiver() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const waitFor = (count: number, timeoutMs = 60_000) => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${arrivals.length} of ${count} deliveries within ${timeoutMs} ms`)), timeoutMs);
+    const fail = () => reject(new Error(`${arrivals.length} of ${count} deliveries within ${timeoutMs} ms`));
+    const timer = setTimeout(fail, timeoutMs);
     const check = () => {
       if (arrivals.length < count) return;
       clearTimeout(timer);
@@ -76,15 +78,16 @@ export async function webhookLine(api: Api, label: string, deploys: number): Pro
     const p99 = percentile(latencies, 0.99);
     return {
       name: `webhooks: deploy → subscriber (${label})`,
-      figure: `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms; ${Math.round(rate).toLocaleString("en-US")} deliveries/s`,
-      baseline: `the deploy's own answer: p50 ${percentile(answers, 0.5).toFixed(1)} ms, p99 ${percentile(answers, 0.99).toFixed(1)} ms`,
+      figure: `p50 ${ms(p50)}, p99 ${ms(p99)}; ${Math.round(rate).toLocaleString("en-US")} deliveries/s`,
+      baseline: `the deploy's own answer: p50 ${ms(percentile(answers, 0.5))}, p99 ${ms(percentile(answers, 0.99))}`,
       ratio: null,
       target: "reported",
       met: null,
-      note: `${deploys} deploys one at a time to a subscriber on 127.0.0.1 answering 200 at once, after 20 to warm up: ` +
-        `time from the deploy's answer to the delivery's arrival. Then ${burst} deploys in a row, each to 10 subscriptions ` +
-        `of the same subscriber (${burst * 10} signed deliveries through the job queue): deliveries over the time from the ` +
-        `first deploy to the last arrival (the deploys themselves took ${((committed - began) / 1000).toFixed(2)} s of it).`,
+      note: `${deploys} deploys one at a time to a subscriber on 127.0.0.1 answering 200 at once, after 20 to warm ` +
+        `up: time from the deploy's answer to the delivery's arrival. Then ${burst} deploys in a row, each to 10 ` +
+        `subscriptions of the same subscriber (${burst * 10} signed deliveries through the job queue): deliveries ` +
+        `over the time from the first deploy to the last arrival (the deploys themselves took ` +
+        `${((committed - began) / 1000).toFixed(2)} s of it).`,
     };
   } finally {
     await receiver.close();

@@ -73,9 +73,13 @@ export async function recordAttempt(
 }
 
 /** Settles a delivery without an attempt (its subscription was stopped, or its payload cannot be sent). */
-export async function settleDelivery(db: Queryable, id: string, message: string, data: DeliveryData | null): Promise<void> {
+export async function settleDelivery(
+  db: Queryable, id: string, message: string, data: DeliveryData | null,
+): Promise<void> {
   await db.query(
-    "UPDATE webhook_deliveries SET status_code = '0', status_message = $2, data = coalesce($3::jsonb, data), updated_at = now() WHERE id = $1",
+    `UPDATE webhook_deliveries SET status_code = '0', status_message = $2, data = coalesce($3::jsonb, data),
+       updated_at = now()
+     WHERE id = $1`,
     [id, message, json(data)],
   );
 }
@@ -138,7 +142,9 @@ export async function createDelivery(db: Queryable, scope: Scope, input: Deliver
 }
 
 async function getDeliveryOwner(db: Queryable, scope: Scope, subscriptionId: string): Promise<void> {
-  const rows = await db.query("SELECT 1 FROM webhook_subscriptions WHERE id = $1 AND project_id = $2", [subscriptionId, scope.projectId]);
+  const rows = await db.query(
+    "SELECT 1 FROM webhook_subscriptions WHERE id = $1 AND project_id = $2", [subscriptionId, scope.projectId],
+  );
   if (rows.length === 0) throw notFound(`Webhook subscription ${subscriptionId} not found`);
 }
 
@@ -152,7 +158,9 @@ export async function redeliver(db: Database, scope: Scope, id: string): Promise
     const [sub] = await tx.query<{ is_active: boolean }>(
       "SELECT is_active FROM webhook_subscriptions WHERE id = $1", [original.subscription_id],
     );
-    if (!sub.is_active) throw conflict(`Webhook subscription ${original.subscription_id} is stopped; start it to redeliver`);
+    if (!sub.is_active) {
+      throw conflict(`Webhook subscription ${original.subscription_id} is stopped; start it to redeliver`);
+    }
     const [newId] = await enqueueDeliveries(tx, scope.projectId, original.event_id, original.event_type,
       [original.subscription_id], { redeliveryOf: original.id, userId: scope.userId });
     return getDelivery(tx, scope, newId);

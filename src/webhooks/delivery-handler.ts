@@ -24,6 +24,7 @@ interface DeliveryWork {
   attempts: number;
   data: SubscriptionData;
   is_active: boolean;
+  failing: boolean;
   encrypted_secret: Uint8Array;
   name: string | null;
   tags: Record<string, unknown> | null;
@@ -36,7 +37,8 @@ interface DeliveryWork {
 
 const LOAD = `
   SELECT d.id, d.project_id, d.subscription_id, d.event_id, d.event_type, d.created_at,
-    jsonb_array_length(d.attempts)::int AS attempts, s.data, s.is_active, s.encrypted_secret, s.name, s.tags, s.meta,
+    jsonb_array_length(d.attempts)::int AS attempts, s.data, s.is_active, s.failing_since IS NOT NULL AS failing,
+    s.encrypted_secret, s.name, s.tags, s.meta,
     s.created_at AS sub_created_at, s.updated_at AS sub_updated_at, e.attributes, e.created_at AS event_created_at
   FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
     LEFT JOIN events e ON e.id = d.event_id
@@ -58,6 +60,9 @@ export function deliveryHandler(
   db: Database, cipher: SecretCipher | null, config: Config, slots: SubscriberSlots,
 ): JobHandler<DeliveryJob> {
   const settings = config.webhooks;
+  // A delivery whose lease ran out while this process was still sending it (a stalled event loop) may be claimed
+  // again here: it waits for the first send to settle instead of going out twice.
+  const sending = new Set<string>();
   return {
     queue: DELIVERY_QUEUE,
     async run(job: Job<DeliveryJob>, signal: AbortSignal) {
@@ -65,11 +70,16 @@ export function deliveryHandler(
       if (!work) return; // deleted with its subscription, or settled already
       if (!work.is_active) return settleDelivery(db, work.id, "cancelled: the subscription is stopped", null);
       if (!cipher) return settleDelivery(db, work.id, "failed: TESSERA_SECRET_KEY is not set", null);
-      if (!work.attributes || !work.event_created_at) return settleDelivery(db, work.id, "failed: the event is gone", null);
+      if (!work.attributes || !work.event_created_at) {
+        return settleDelivery(db, work.id, "failed: the event is gone", null);
+      }
+      if (sending.has(work.id)) throw retryIn("this process is sending it already", turnWait());
       if (!slots.take(work.subscription_id)) throw retryIn("waiting for the subscriber's turn", turnWait());
+      sending.add(work.id);
       try {
         await attempt(work, signal);
       } finally {
+        sending.delete(work.id);
         slots.give(work.subscription_id);
       }
     },
@@ -89,7 +99,8 @@ export function deliveryHandler(
     const base: DeliveryData = { event_type: work.event_type, url: work.data.url, payload };
     const size = Buffer.byteLength(body);
     if (size > settings.maxPayloadBytes) {
-      const error = `The payload is ${size} bytes, more than TESSERA_WEBHOOK_MAX_PAYLOAD_BYTES (${settings.maxPayloadBytes})`;
+      const max = settings.maxPayloadBytes;
+      const error = `The payload is ${size} bytes, more than TESSERA_WEBHOOK_MAX_PAYLOAD_BYTES (${max})`;
       await settleDelivery(db, work.id, "failed", { ...base, payload: undefined, error });
       throw retryIn(error, null);
     }
@@ -112,7 +123,7 @@ export function deliveryHandler(
     const code = String(outcome.statusCode ?? 0);
     if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300) {
       await recordAttempt(db, work.id, { code, message: "success" }, data, log(null));
-      await markHealthy(db, work.subscription_id);
+      if (work.failing) await markHealthy(db, work.subscription_id);
       return;
     }
     const paused = await markFailing(db, work.subscription_id, settings.pauseAfterMs, outcome);

@@ -24,7 +24,8 @@ export async function enqueueDeliveries(
 ): Promise<string[]> {
   const ids = subscriptionIds.map(() => uuidv7());
   await tx.query(
-    `INSERT INTO webhook_deliveries (id, project_id, subscription_id, event_id, event_type, redelivery_of, created_by_id)
+    `INSERT INTO webhook_deliveries
+       (id, project_id, subscription_id, event_id, event_type, redelivery_of, created_by_id)
      SELECT d.id, $2, d.subscription_id, $3, $4, $5, $6
      FROM jsonb_to_recordset($1::jsonb) AS d (id uuid, subscription_id uuid)`,
     [json(ids.map((id, i) => ({ id, subscription_id: subscriptionIds[i] }))), projectId, eventId, eventType,

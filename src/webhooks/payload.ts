@@ -22,7 +22,9 @@ const MAX_DEPTH = 10;
 const present = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined));
 
 /** The payload context of one event for one subscription. */
-export function payloadContext(event: ProjectEvent, subscription: SubscriptionContext, projectId: string): PayloadContext {
+export function payloadContext(
+  event: ProjectEvent, subscription: SubscriptionContext, projectId: string,
+): PayloadContext {
   const { id, name, tags, meta, created_at, updated_at } = subscription;
   return {
     event: present(event),

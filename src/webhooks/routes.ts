@@ -12,7 +12,7 @@ import {
 } from "./schemas.ts";
 import {
   createSubscription, deleteSubscription, editSubscription, getSubscription, querySubscriptions, setActive,
-  subscriptionRecord, type SubscriptionInput,
+  subscriptionRecord, type SubscriptionInput, type SubscriptionRow,
 } from "./subscriptions.ts";
 import { testSubscription } from "./test-delivery.ts";
 
@@ -30,19 +30,23 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AppContext) {
     return cipher;
   };
   const tags = ["Webhooks"];
-  const withSecret = async (row: Parameters<typeof subscriptionRecord>[0]) =>
+  const withSecret = (row: SubscriptionRow) =>
     ({ count: 1, subscription: subscriptionRecord(row, sealing().decrypt(row.encrypted_secret)) });
 
   app.post("/webhooks/subscriptions/", {
-    schema: { tags, summary: "Create a subscription (its secret generated unless given)", body: SubscriptionCreateBody },
+    schema: { tags, summary: "Create a subscription (a secret generated if none given)", body: SubscriptionCreateBody },
     config: answers(SubscriptionAnswer),
   }, async (req) => {
     const body = req.body as Static<typeof SubscriptionCreateBody>;
-    const { row, secret } = await createSubscription(ctx.db, req.scope, sealing(), ctx.config, body.subscription as SubscriptionInput);
+    const input = body.subscription as SubscriptionInput;
+    const { row, secret } = await createSubscription(ctx.db, req.scope, sealing(), ctx.config, input);
     return { count: 1, subscription: subscriptionRecord(row, secret) };
   });
   app.post("/webhooks/subscriptions/test", {
-    schema: { tags, summary: "Send webhooks.subscriptions.tested to a subscription or a draft, once, now", body: SubscriptionTestBody },
+    schema: {
+      tags, summary: "Send webhooks.subscriptions.tested to a subscription or a draft, once, now",
+      body: SubscriptionTestBody,
+    },
     config: answers(DeliveryAnswer),
   }, async (req) => {
     const body = req.body as Static<typeof SubscriptionTestBody>;
@@ -50,7 +54,10 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AppContext) {
     return { count: 1, delivery: deliveryRecord(delivery) };
   });
   app.post("/webhooks/subscriptions/query", {
-    schema: { tags, summary: "Query subscriptions by name, description, tags, meta; windowed (secrets never shown)", body: SubscriptionQueryBody },
+    schema: {
+      tags, summary: "Query subscriptions by name, description, tags, meta; windowed (secrets never shown)",
+      body: SubscriptionQueryBody,
+    },
     config: answers(SubscriptionsAnswer),
   }, async (req) => {
     const body = req.body as Static<typeof SubscriptionQueryBody>;
@@ -62,12 +69,16 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AppContext) {
     config: answers(SubscriptionAnswer),
   }, async (req) => withSecret(await getSubscription(ctx.db, req.scope, subscriptionId(req.params))));
   app.put("/webhooks/subscriptions/:subscription_id", {
-    schema: { tags, summary: "Replace a subscription (the secret only when given)", params: SubscriptionParam, body: SubscriptionEditBody },
+    schema: {
+      tags, summary: "Replace a subscription (the secret only when given)", params: SubscriptionParam,
+      body: SubscriptionEditBody,
+    },
     config: answers(SubscriptionAnswer),
   }, async (req) => {
     const body = req.body as Static<typeof SubscriptionEditBody>;
     const id = subscriptionId(req.params);
-    const { row, secret } = await editSubscription(ctx.db, req.scope, sealing(), ctx.config, id, body.subscription as SubscriptionInput);
+    const input = body.subscription as SubscriptionInput;
+    const { row, secret } = await editSubscription(ctx.db, req.scope, sealing(), ctx.config, id, input);
     return { count: 1, subscription: subscriptionRecord(row, secret) };
   });
   app.delete("/webhooks/subscriptions/:subscription_id", {
@@ -81,7 +92,7 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AppContext) {
     app.post(`/webhooks/subscriptions/:subscription_id/${action}`, {
       schema: {
         tags, params: SubscriptionParam,
-        summary: active ? "Start a subscription (clears a pause)" : "Stop a subscription (pending deliveries are cancelled)",
+        summary: active ? "Start a subscription (clears a pause)" : "Stop a subscription (cancels pending deliveries)",
       },
       config: answers(SubscriptionAnswer),
     }, async (req) => withSecret(await setActive(ctx.db, req.scope, subscriptionId(req.params), active)));
@@ -105,9 +116,15 @@ export async function webhookRoutes(app: FastifyInstance, ctx: AppContext) {
   app.get("/webhooks/deliveries/:delivery_id", {
     schema: { tags, summary: "Fetch a delivery with its attempts", params: DeliveryParam },
     config: answers(DeliveryAnswer),
-  }, async (req) => ({ count: 1, delivery: deliveryRecord(await getDelivery(ctx.db, req.scope, deliveryId(req.params))) }));
+  }, async (req) => {
+    const delivery = await getDelivery(ctx.db, req.scope, deliveryId(req.params));
+    return { count: 1, delivery: deliveryRecord(delivery) };
+  });
   app.post("/webhooks/deliveries/:delivery_id/redeliver", {
     schema: { tags, summary: "Send a delivery's event again, as a new delivery", params: DeliveryParam },
     config: answers(DeliveryAnswer),
-  }, async (req) => ({ count: 1, delivery: deliveryRecord(await redeliver(ctx.db, req.scope, deliveryId(req.params))) }));
+  }, async (req) => {
+    const delivery = await redeliver(ctx.db, req.scope, deliveryId(req.params));
+    return { count: 1, delivery: deliveryRecord(delivery) };
+  });
 }

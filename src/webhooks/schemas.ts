@@ -7,13 +7,22 @@ const Known = { additionalProperties: false } as const;
 const Open = { additionalProperties: true } as const;
 
 const EventTypeSchema = Type.Union(SUBSCRIBABLE_EVENT_TYPES.map((t) => Type.Literal(t)));
-const Headers = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 64 });
+const Headers = Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 8192 }), {
+  maxProperties: 64,
+});
 
 /** A subscription's `data`: where, how and what it is sent. */
 export const SubscriptionDataSchema = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: "https (http and private addresses only when TESSERA_ALLOW_PRIVATE_HOOKS=true)" }),
+  url: Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description: "https (http and private addresses only when TESSERA_ALLOW_PRIVATE_HOOKS=true)",
+  }),
   headers: Nullable(Headers),
-  payload_fields: Nullable(Type.Unknown({ description: "A JSON template whose `$.`-paths and `/`-pointers select from {event, subscription, scope}; absent: all of it" })),
+  payload_fields: Nullable(Type.Unknown({
+    description: "A JSON template whose `$.`-paths and `/`-pointers select from {event, subscription, scope}; " +
+      "absent: all of it",
+  })),
   auth_mode: Nullable(Type.Union([Type.Literal("signature"), Type.Literal("authorization")])),
   event_types: Nullable(Type.Array(EventTypeSchema, {
     maxItems: SUBSCRIBABLE_EVENT_TYPES.length,
@@ -32,20 +41,29 @@ const header = {
 const Secret = Nullable(Type.String({ minLength: 1, maxLength: 4096 }));
 
 /** The `subscription` of a create (and of a test of a draft). */
-export const SubscriptionCreateSchema = Type.Object({ ...header, data: SubscriptionDataSchema, flags: Nullable(Flags), secret: Secret }, Known);
+export const SubscriptionCreateSchema = Type.Object({
+  ...header, data: SubscriptionDataSchema, flags: Nullable(Flags), secret: Secret,
+}, Known);
 /** The `subscription` of an edit (a full replacement; a secret only when it changes). */
-export const SubscriptionEditSchema = Type.Object({ id: Nullable(Uuid), ...header, data: SubscriptionDataSchema, flags: Nullable(Flags), secret: Secret }, Known);
+export const SubscriptionEditSchema = Type.Object({
+  id: Nullable(Uuid), ...header, data: SubscriptionDataSchema, flags: Nullable(Flags), secret: Secret,
+}, Known);
 
 export const SubscriptionCreateBody = Type.Object({ subscription: SubscriptionCreateSchema }, Known);
 export const SubscriptionEditBody = Type.Object({ subscription: SubscriptionEditSchema }, Known);
-export const SubscriptionTestBody = Type.Object({ subscription_id: Nullable(Uuid), subscription: Nullable(SubscriptionEditSchema) }, Known);
+export const SubscriptionTestBody = Type.Object({
+  subscription_id: Nullable(Uuid),
+  subscription: Nullable(SubscriptionEditSchema),
+}, Known);
 export const SubscriptionQueryBody = Type.Object({
   subscription: Nullable(Type.Object({ ...header }, Known)),
   include_archived: Nullable(Type.Boolean()),
   windowing: Nullable(WindowingSchema),
 }, Known);
 
-const Status = Type.Object({ code: Type.String(), message: Type.String(), timestamp: Type.Optional(Type.String()) }, Open);
+const Status = Type.Object({
+  code: Type.String(), message: Type.String(), timestamp: Type.Optional(Type.String()),
+}, Open);
 
 const SubscriptionRecord = Type.Object({
   id: Uuid,
@@ -59,14 +77,23 @@ const SubscriptionRecord = Type.Object({
   updated_by_id: Type.Optional(Type.String()),
   data: FreeObject,
   flags: Type.Object({ is_active: Type.Boolean() }, Open),
-  status: Type.Optional(Type.Object({ code: Type.Union([Type.Literal("paused"), Type.Literal("failing")]), message: Type.String(), timestamp: Type.Optional(Type.String()) }, {
-    description: "Absent while deliveries succeed; `failing` since the first failed attempt of a streak, `paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS",
+  status: Type.Optional(Type.Object({
+    code: Type.Union([Type.Literal("paused"), Type.Literal("failing")]),
+    message: Type.String(),
+    timestamp: Type.Optional(Type.String()),
+  }, {
+    description: "Absent while deliveries succeed; `failing` since the first failed attempt of a streak, " +
+      "`paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS",
   })),
   secret: Type.Optional(Type.String({ description: "On create, fetch and edit only; never in a query's answer" })),
 }, Open);
 
-export const SubscriptionAnswer = Type.Object({ count: Type.Integer(), subscription: Type.Optional(SubscriptionRecord) });
-export const SubscriptionsAnswer = Type.Object({ count: Type.Integer(), subscriptions: Type.Array(SubscriptionRecord) });
+export const SubscriptionAnswer = Type.Object({
+  count: Type.Integer(), subscription: Type.Optional(SubscriptionRecord),
+});
+export const SubscriptionsAnswer = Type.Object({
+  count: Type.Integer(), subscriptions: Type.Array(SubscriptionRecord),
+});
 
 const Attempt = Type.Object({
   attempt: Type.Integer(),
@@ -83,7 +110,9 @@ const DeliveryDataSchema = Type.Object({
   url: Nullable(Type.String({ maxLength: 2048 })),
   headers: Nullable(Type.Record(Type.String(), Type.String())),
   payload: Nullable(Type.Unknown()),
-  response: Nullable(Type.Object({ status_code: Nullable(Type.Integer()), body: Nullable(Type.String()) }, Known)),
+  response: Nullable(Type.Object({
+    status_code: Nullable(Type.Integer()), body: Nullable(Type.String()),
+  }, Known)),
   error: Nullable(Type.String()),
 }, Known);
 
@@ -106,7 +135,9 @@ export const DeliveriesAnswer = Type.Object({ count: Type.Integer(), deliveries:
 export const DeliveryCreateBody = Type.Object({
   delivery: Type.Object({
     id: Nullable(Uuid),
-    status: Type.Object({ code: Nullable(Type.String({ maxLength: 64 })), message: Nullable(Type.String({ maxLength: 256 })) }, Known),
+    status: Type.Object({
+      code: Nullable(Type.String({ maxLength: 64 })), message: Nullable(Type.String({ maxLength: 256 })),
+    }, Known),
     data: Nullable(DeliveryDataSchema),
     subscription_id: Uuid,
     event_id: Uuid,

@@ -62,7 +62,8 @@ export async function sendAttempt(url: string, headers: Record<string, string>, 
       allowPrivate: options.allowPrivate,
     });
     const excerpt = await excerptOf(res);
-    return done({ statusCode: res.statusCode ?? null, retryAfterMs: retryAfterMs(res.headers["retry-after"]), excerpt });
+    const retryAfter = retryAfterMs(res.headers["retry-after"]);
+    return done({ statusCode: res.statusCode ?? null, retryAfterMs: retryAfter, excerpt });
   } catch (error) {
     if (timeout.aborted) return done({ error: `Timeout: no complete answer within ${options.timeoutMs} ms` });
     if (error instanceof WorkflowError) return done({ error: error.message, refused: true });

@@ -49,7 +49,10 @@ export function signRequest(input: {
     "Idempotency-Key": input.deliveryId,
   });
   if (input.authMode === "authorization") headers.Authorization = input.secret;
-  else headers["X-Agenta-Signature"] = signature(input.secret, input.body, Math.floor((input.now ?? Date.now()) / 1000));
+  else {
+    const unixSeconds = Math.floor((input.now ?? Date.now()) / 1000);
+    headers["X-Agenta-Signature"] = signature(input.secret, input.body, unixSeconds);
+  }
   const logged = Object.fromEntries(
     Object.entries(headers).map(([k, v]) => [k, REDACTED.has(k.toLowerCase()) ? "[REDACTED]" : v]),
   );

@@ -84,16 +84,19 @@ export function subscriptionRecord(row: SubscriptionRow, secret?: string) {
   };
 }
 
-/** Refuses (422) a URL the deliveries would refuse, and headers HTTP cannot carry; (400) authorization without secret. */
+/** Refuses (422) a URL deliveries would refuse and headers HTTP cannot carry, (400) authorization without a secret. */
 export function checkSubscription(input: SubscriptionInput, config: Config, secretRequired: boolean): void {
   const loc = ["body", "subscription", "data"];
   checkHookUrl(input.data.url, config.allowPrivateHooks, [...loc, "url"]);
   const url = new URL(input.data.url);
   if (url.username || url.password) {
-    throw unprocessable([{ loc: [...loc, "url"], msg: "A webhook URL must not carry credentials", type: "value_error" }]);
+    const msg = "A webhook URL must not carry credentials";
+    throw unprocessable([{ loc: [...loc, "url"], msg, type: "value_error" }]);
   }
   const problem = headerProblem(input.data.headers ?? {});
-  if (problem) throw unprocessable([{ loc: [...loc, "headers", problem.name], msg: problem.detail, type: "value_error" }]);
+  if (problem) {
+    throw unprocessable([{ loc: [...loc, "headers", problem.name], msg: problem.detail, type: "value_error" }]);
+  }
   if (input.data.auth_mode === "authorization" && secretRequired && !input.secret) {
     throw badRequest("auth_mode 'authorization' needs a secret: the secret is sent as the Authorization header");
   }
@@ -117,7 +120,10 @@ export async function createSubscription(
       "SELECT count(*)::int AS n FROM webhook_subscriptions WHERE project_id = $1", [scope.projectId],
     );
     const max = config.webhooks.maxSubscriptions;
-    if (n >= max) throw conflict(`This project holds ${n} webhook subscriptions, the most allowed (TESSERA_WEBHOOK_MAX_SUBSCRIPTIONS=${max})`);
+    if (n >= max) {
+      const limit = `TESSERA_WEBHOOK_MAX_SUBSCRIPTIONS=${max}`;
+      throw conflict(`This project holds ${n} webhook subscriptions, the most allowed (${limit})`);
+    }
     const [created] = await tx.query<SubscriptionRow>(
       `INSERT INTO webhook_subscriptions (id, project_id, name, description, tags, meta, data, event_types, is_active,
          encrypted_secret, created_by_id)
@@ -180,7 +186,9 @@ export async function setActive(db: Queryable, scope: Scope, id: string, active:
 
 /** Deletes a subscription and its delivery log; a 404 when there is none. */
 export async function deleteSubscription(db: Queryable, scope: Scope, id: string): Promise<void> {
-  const rows = await db.query("DELETE FROM webhook_subscriptions WHERE id = $1 AND project_id = $2 RETURNING id", [id, scope.projectId]);
+  const rows = await db.query(
+    "DELETE FROM webhook_subscriptions WHERE id = $1 AND project_id = $2 RETURNING id", [id, scope.projectId],
+  );
   if (rows.length === 0) throw notFound(`Webhook subscription ${id} not found`);
 }
 
@@ -204,6 +212,7 @@ export async function querySubscriptions(
   if (filter?.tags) where.add("tags @> ?::jsonb", json(filter.tags));
   if (filter?.meta) where.add("meta @> ?::jsonb", json(filter.meta));
   const { tail, limit } = applyWindow(where, "id", windowing, "created_at");
-  const rows = await db.query<SubscriptionRow>(`SELECT * FROM webhook_subscriptions WHERE ${where} ${tail}`, where.params);
+  const sql = `SELECT * FROM webhook_subscriptions WHERE ${where} ${tail}`;
+  const rows = await db.query<SubscriptionRow>(sql, where.params);
   return rows.slice(0, limit);
 }

@@ -79,8 +79,8 @@ export async function testSubscription(
   await db.transaction(async (tx) => {
     await storeEvent(tx, eventId, scope.projectId, TESTED, attributes, now);
     await tx.query(
-      `INSERT INTO webhook_deliveries (id, project_id, subscription_id, event_id, event_type, status_code, status_message,
-         data, attempts, created_at, updated_at, created_by_id)
+      `INSERT INTO webhook_deliveries (id, project_id, subscription_id, event_id, event_type, status_code,
+         status_message, data, attempts, created_at, updated_at, created_by_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $10, $11)`,
       [row.id, row.project_id, row.subscription_id, eventId, TESTED, row.status_code, row.status_message, json(data),
         json(row.attempts), now, scope.userId],

@@ -13,9 +13,12 @@ import { SubscriberSlots } from "./subscriber-slots.ts";
 export function webhookWorker(ctx: AppContext, onError: (error: unknown) => void): JobWorker | null {
   const { concurrency, subscriberConcurrency } = ctx.config.webhooks;
   if (concurrency === 0) return null;
-  const handler = deliveryHandler(ctx.db, secretCipher(ctx.config), ctx.config, new SubscriberSlots(subscriberConcurrency));
+  const slots = new SubscriberSlots(subscriberConcurrency);
+  const handler = deliveryHandler(ctx.db, secretCipher(ctx.config), ctx.config, slots);
   return new JobWorker(ctx.db, [handler], {
-    concurrency, projectLimit: Math.max(Math.ceil(concurrency / 2), 2 * subscriberConcurrency), leaseMs: ctx.config.evaluations.leaseMs,
+    concurrency,
+    projectLimit: Math.max(Math.ceil(concurrency / 2), 2 * subscriberConcurrency),
+    leaseMs: ctx.config.evaluations.leaseMs,
     // Retries and deferred deliveries are found by polling: as often as the first retry is due, at most each second.
     pollMs: Math.min(1_000, ctx.config.webhooks.retryBaseMs), onError,
   });

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 // A lease long enough that a busy embedded database never lets one lapse while its attempt runs.
-const env = () => ({ ...target.env, ...WEBHOOK_TEST_ENV, TESSERA_JOB_LEASE_SECONDS: "5" });
+const env = () => ({ ...target.env, ...WEBHOOK_TEST_ENV, TESSERA_JOB_LEASE_SECONDS: "10" });
 
 async function call(method: string, path: string, body?: unknown) {
   const key = readFileSync(join(target.dir, "api-key"), "utf8").trim();
@@ -39,7 +39,8 @@ describe("a server killed right after a commit", () => {
     await probe.close();
 
     server = await startServerProcess(env());
-    const testset = (await call("POST", "/simple/testsets/", { testset: { slug: "crash", data: { testcases: [] } } })).testset;
+    const created = await call("POST", "/simple/testsets/", { testset: { slug: "crash", data: { testcases: [] } } });
+    const testset = created.testset;
     const sub = (await call("POST", "/webhooks/subscriptions/", {
       subscription: { data: { url: `http://127.0.0.1:${port}/hook`, event_types: ["testsets.revisions.committed"] } },
     })).subscription;
@@ -57,8 +58,11 @@ describe("a server killed right after a commit", () => {
     // Long enough for a second copy to have come, had one been queued or left running.
     await new Promise((r) => setTimeout(r, 2_500));
     const { deliveries } = await call("POST", "/webhooks/deliveries/query", { delivery: { subscription_id: sub.id } });
-    expect(receiver.received).toHaveLength(1);
+    const seen = receiver.received.map((r) => `${r.headers["idempotency-key"]} at ${r.at}`);
+    expect(seen, JSON.stringify({ deliveries, log: server.output.stdout.slice(-3000) })).toHaveLength(1);
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]).toMatchObject({ id: got.headers["idempotency-key"], status: { code: "200", message: "success" } });
+    expect(deliveries[0]).toMatchObject({
+      id: got.headers["idempotency-key"], status: { code: "200", message: "success" },
+    });
   });
 });

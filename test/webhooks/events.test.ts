@@ -20,7 +20,14 @@ beforeEach(async () => {
   receiver.respond = () => ({});
 });
 
-const completion = { uri: "agenta:builtin:completion:v0", parameters: { prompt: { messages: [{ role: "user", content: "{{q}}" }] } } };
+const completion = {
+  uri: "agenta:builtin:completion:v0",
+  parameters: { prompt: { messages: [{ role: "user", content: "{{q}}" }] } },
+};
+const createApp = async (slug: string) =>
+  (await p.ok("POST", "/simple/applications/", { application: { slug, data: completion } })).application;
+const deployTo = (env: string, ref: Record<string, unknown>) =>
+  p.ok("POST", "/applications/revisions/deploy", { ...ref, environment_ref: { slug: env } });
 
 async function subscribe(data: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const sub = (await p.ok("POST", "/webhooks/subscriptions/", {
@@ -35,7 +42,8 @@ const ofType = (type: string) => (r: Received) => r.headers["x-agenta-event-type
 describe("events delivered to a subscriber", () => {
   it("sends testsets.revisions.committed, signed, with the reference's headers and context", async () => {
     const sub = await subscribe({ event_types: ["testsets.revisions.committed"] });
-    const ts = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "caps", data: { testcases: [{ data: { a: 1 } }] } } })).testset;
+    const body = { testset: { slug: "caps", data: { testcases: [{ data: { a: 1 } }] } } };
+    const ts = (await p.ok("POST", "/simple/testsets/", body)).testset;
     const [first, second] = await receiver.waitFor(2);
     for (const got of [first, second]) {
       expect(got.signed).toBe(true);
@@ -68,7 +76,7 @@ describe("events delivered to a subscriber", () => {
 
   it("sends workflows.revisions.committed for applications and evaluators, and only the types subscribed", async () => {
     await subscribe({ event_types: ["workflows.revisions.committed"] });
-    const app = (await p.ok("POST", "/simple/applications/", { application: { slug: "qa", data: completion } })).application;
+    const app = await createApp("qa");
     await p.ok("POST", "/applications/revisions/commit", {
       application_revision_commit: { application_variant_id: app.variant_id, message: "tune", data: completion },
     });
@@ -78,33 +86,37 @@ describe("events delivered to a subscriber", () => {
       message: "tune", references: { workflow: { id: app.id, slug: "qa" }, workflow_variant: { id: app.variant_id } },
     });
     const evaluator = (await p.ok("POST", "/simple/evaluators/", {
-      evaluator: { slug: "exact", data: { uri: "agenta:builtin:auto_exact_match:v0", parameters: { correct_answer_key: "a" } } },
+      evaluator: {
+        slug: "exact", data: { uri: "agenta:builtin:auto_exact_match:v0", parameters: { correct_answer_key: "a" } },
+      },
     })).evaluator;
     const all = await receiver.waitFor(5);
     expect(all[4].headers["x-agenta-event-type"]).toBe("workflows.revisions.committed");
     expect(all[4].body.event.attributes.references.workflow).toEqual({ id: evaluator.id, slug: "exact" });
     // Environment commits and testsets are not what it asked for.
-    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: app.id }, environment_ref: { slug: "staging" } });
+    await deployTo("staging", { application_ref: { id: app.id } });
     await p.ok("POST", "/simple/testsets/", { testset: { slug: "t", data: { testcases: [] } } });
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.received).toHaveLength(5);
   });
 
-  it("sends a deploy as environments.revisions.committed with the new state and the diff of its references", async () => {
+  it("sends a deploy as environments.revisions.committed with its new state and references diff", async () => {
     await subscribe({ event_types: ["environments.revisions.committed"] });
-    const app = (await p.ok("POST", "/simple/applications/", { application: { slug: "bot", data: completion } })).application;
-    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: app.id }, environment_ref: { slug: "production" } });
+    const app = await createApp("bot");
+    await deployTo("production", { application_ref: { id: app.id } });
     const [created] = await receiver.waitFor(1);
     const attrs = created.body.event.attributes;
     const entry = attrs.state.references["bot.revision"];
-    expect(entry).toMatchObject({ application: { id: app.id, slug: "bot" }, application_revision: { id: app.revision_id } });
+    expect(entry).toMatchObject({
+      application: { id: app.id, slug: "bot" }, application_revision: { id: app.revision_id },
+    });
     expect(attrs.diff).toEqual({ created: { "bot.revision": { new: entry } }, updated: {}, deleted: {} });
     expect(attrs.references.environment).toMatchObject({ slug: "production" });
 
     const next = (await p.ok("POST", "/applications/revisions/commit", {
       application_revision_commit: { application_variant_id: app.variant_id, data: completion },
     })).application_revision;
-    await p.ok("POST", "/applications/revisions/deploy", { application_revision_ref: { id: next.id }, environment_ref: { slug: "production" } });
+    await deployTo("production", { application_revision_ref: { id: next.id } });
     const [, updated] = await receiver.waitFor(2);
     const diff = updated.body.event.attributes.diff;
     expect(Object.keys(diff.updated)).toEqual(["bot.revision"]);
@@ -117,12 +129,13 @@ describe("events delivered to a subscriber", () => {
     await subscribe({
       event_types: ["environments.revisions.committed"],
       payload_fields: {
-        kind: "$.event.event_type", project: "$.scope.project_id", env: "$.event.attributes.references.environment.slug",
-        ptr: "/subscription/name", missing: "$.event.nothing.here", literal: "deploy", nested: { list: ["$.subscription.tags.t", 7] },
+        kind: "$.event.event_type", project: "$.scope.project_id",
+        env: "$.event.attributes.references.environment.slug", ptr: "/subscription/name",
+        missing: "$.event.nothing.here", literal: "deploy", nested: { list: ["$.subscription.tags.t", 7] },
       },
     });
-    const app = (await p.ok("POST", "/simple/applications/", { application: { slug: "pf", data: completion } })).application;
-    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: app.id }, environment_ref: { slug: "development" } });
+    const app = await createApp("pf");
+    await deployTo("development", { application_ref: { id: app.id } });
     const [got] = await receiver.waitFor(1);
     expect(got.signed).toBe(true);
     expect(got.body).toEqual({
@@ -131,7 +144,7 @@ describe("events delivered to a subscriber", () => {
     });
   });
 
-  it("sends the secret as Authorization in authorization mode; a subscription's headers never replace the system's", async () => {
+  it("sends the secret as Authorization in that mode; a subscription's headers never replace ours", async () => {
     await subscribe({
       auth_mode: "authorization", event_types: ["testsets.revisions.committed"],
       headers: {
@@ -150,7 +163,8 @@ describe("events delivered to a subscriber", () => {
     expect(got.headers["user-agent"]).not.toBe("forged");
     // The log keeps the headers sent, the secret hidden.
     const log = await p.ok("POST", "/webhooks/deliveries/query", { delivery: { status: { message: "success" } } });
-    await expect.poll(async () => (await p.ok("POST", "/webhooks/deliveries/query", {})).deliveries[0]?.status.message).toBe("success");
+    const latest = async () => (await p.ok("POST", "/webhooks/deliveries/query", {})).deliveries[0]?.status.message;
+    await expect.poll(latest).toBe("success");
     const [entry] = (await p.ok("POST", "/webhooks/deliveries/query", {})).deliveries;
     expect(entry.data.headers.Authorization).toBe("[REDACTED]");
     expect(JSON.stringify(log)).not.toContain("token-for-authorization-mode");
@@ -178,7 +192,8 @@ describe("events delivered to a subscriber", () => {
     expect(receiver.received[1].signed).toBe(true);
     expect(receiver.received[1].body.event.attributes).toEqual({ subscription_id: "draft" });
     expect((await p.call("POST", "/webhooks/subscriptions/test", {})).statusCode).toBe(400);
-    expect((await p.call("POST", "/webhooks/subscriptions/test", { subscription_id: crypto.randomUUID() })).statusCode).toBe(404);
+    const unknown = await p.call("POST", "/webhooks/subscriptions/test", { subscription_id: crypto.randomUUID() });
+    expect(unknown.statusCode).toBe(404);
   });
 
   it("sends nothing to a stopped subscription", async () => {

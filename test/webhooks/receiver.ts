@@ -35,7 +35,8 @@ export class Receiver {
     this.#server = http.createServer(async (req, res) => {
       let raw = "";
       for await (const chunk of req) raw += chunk;
-      const got: Received = { headers: req.headers, raw, body: JSON.parse(raw), signed: this.verify(req, raw), at: Date.now() };
+      const signed = this.verify(req, raw);
+      const got: Received = { headers: req.headers, raw, body: JSON.parse(raw), signed, at: Date.now() };
       this.received.push(got);
       const answer = this.respond(got, this.received.length - 1);
       if (answer.hang) return void this.#hung.push(res);
@@ -63,7 +64,9 @@ export class Receiver {
     for (;;) {
       const got = this.received.filter(which);
       if (got.length >= count) return got;
-      if (Date.now() > deadline) throw new Error(`expected ${count} requests, got ${got.length} within ${timeoutMs} ms`);
+      if (Date.now() > deadline) {
+        throw new Error(`expected ${count} requests, got ${got.length} within ${timeoutMs} ms`);
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
   }

@@ -19,19 +19,23 @@ afterAll(async () => {
 const create = (project: TestProject, subscription: Record<string, unknown>) =>
   project.call("POST", "/webhooks/subscriptions/", { subscription });
 
+const hookData = {
+  url: "https://example.com/hook", event_types: ["environments.revisions.committed"], headers: { "X-Team": "a" },
+};
+
 describe("webhook subscriptions", () => {
   it("creates, fetches, edits, stops, starts and deletes in the reference's shapes", async () => {
     const created = await p.ok("POST", "/webhooks/subscriptions/", {
       subscription: {
         name: "deploys", description: "cache busting", tags: { team: "a" },
-        data: { url: "https://example.com/hook", event_types: ["environments.revisions.committed"], headers: { "X-Team": "a" } },
+        data: hookData,
       },
     });
     expect(created.count).toBe(1);
     const sub = created.subscription;
     expect(sub).toMatchObject({
       name: "deploys", description: "cache busting", tags: { team: "a" }, flags: { is_active: true },
-      data: { url: "https://example.com/hook", event_types: ["environments.revisions.committed"], headers: { "X-Team": "a" } },
+      data: hookData,
     });
     expect(sub.secret).toMatch(/^[A-Za-z0-9]{32}$/);
 
@@ -39,7 +43,10 @@ describe("webhook subscriptions", () => {
     expect(fetched.subscription.secret).toBe(sub.secret);
 
     const edited = await p.ok("PUT", `/webhooks/subscriptions/${sub.id}`, {
-      subscription: { id: sub.id, name: "renamed", data: { url: "https://example.com/other", payload_fields: { e: "$.event.event_type" } } },
+      subscription: {
+        id: sub.id, name: "renamed",
+        data: { url: "https://example.com/other", payload_fields: { e: "$.event.event_type" } },
+      },
     });
     expect(edited.subscription).toMatchObject({ name: "renamed", data: { url: "https://example.com/other" } });
     expect(edited.subscription.data.event_types).toBeUndefined();
@@ -59,7 +66,9 @@ describe("webhook subscriptions", () => {
 
   it("stores the secret encrypted and never returns it from a query", async () => {
     const sub = (await p.ok("POST", "/webhooks/subscriptions/", {
-      subscription: { name: "sealed", tags: { sealed: true }, data: { url: "https://example.com/s" }, secret: "plain-text-secret-123" },
+      subscription: {
+        name: "sealed", tags: { sealed: true }, data: { url: "https://example.com/s" }, secret: "plain-text-secret-123",
+      },
     })).subscription;
     const [row] = await server.db.query<{ encrypted_secret: Uint8Array; data: unknown }>(
       "SELECT encrypted_secret, data FROM webhook_subscriptions WHERE id = $1", [sub.id],
@@ -75,7 +84,8 @@ describe("webhook subscriptions", () => {
   it("queries by a part of the name, by tags, and a window at a time", async () => {
     const q = await server.project();
     for (const name of ["Hook-A x", "Hook-B x", "Other"]) {
-      await q.ok("POST", "/webhooks/subscriptions/", { subscription: { name, tags: { k: name[5] ?? "o" }, data: { url: "https://example.com/h" } } });
+      const subscription = { name, tags: { k: name[5] ?? "o" }, data: { url: "https://example.com/h" } };
+      await q.ok("POST", "/webhooks/subscriptions/", { subscription });
     }
     expect((await q.ok("POST", "/webhooks/subscriptions/query", {})).count).toBe(3);
     expect((await q.ok("POST", "/webhooks/subscriptions/query", { subscription: { name: "hook-" } })).count).toBe(2);
@@ -83,7 +93,8 @@ describe("webhook subscriptions", () => {
     expect(byTag.subscriptions.map((s: any) => s.name)).toEqual(["Hook-A x"]);
     const first = await q.ok("POST", "/webhooks/subscriptions/query", { windowing: { limit: 2 } });
     expect(first.count).toBe(2);
-    const rest = await q.ok("POST", "/webhooks/subscriptions/query", { windowing: { limit: 2, next: first.subscriptions[1].id } });
+    const windowing = { limit: 2, next: first.subscriptions[1].id };
+    const rest = await q.ok("POST", "/webhooks/subscriptions/query", { windowing });
     expect(rest.subscriptions.map((s: any) => s.name)).toEqual(["Hook-A x"]);
     // Another project sees none of them.
     expect((await p.call("GET", `/webhooks/subscriptions/${first.subscriptions[0].id}`)).statusCode).toBe(404);
@@ -93,30 +104,37 @@ describe("webhook subscriptions", () => {
     const res = await create(p, { data: { url: "https://example.com/a", auth_mode: "authorization" } });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(/needs a secret/);
-    const sub = (await p.ok("POST", "/webhooks/subscriptions/", { subscription: { data: { url: "https://example.com/a" } } })).subscription;
+    const body = { subscription: { data: { url: "https://example.com/a" } } };
+    const sub = (await p.ok("POST", "/webhooks/subscriptions/", body)).subscription;
     const mismatch = await p.call("PUT", `/webhooks/subscriptions/${sub.id}`, {
       subscription: { id: "0190a3c4-0000-7000-8000-000000000000", data: { url: "https://example.com/a" } },
     });
     expect(mismatch.statusCode).toBe(400);
   });
 
-  it("refuses http, loopback and private addresses, credentials and bad headers unless private hooks are allowed", async () => {
+  it("refuses http, loopback and private addresses, credentials and bad headers unless allowed", async () => {
     const s = await strict.project();
-    for (const url of ["http://example.com/h", "https://127.0.0.1/h", "https://localhost/h", "https://10.0.0.8/h", "https://[::1]/h"]) {
+    const refused = [
+      "http://example.com/h", "https://127.0.0.1/h", "https://localhost/h", "https://10.0.0.8/h", "https://[::1]/h",
+    ];
+    for (const url of refused) {
       const res = await create(s, { data: { url } });
       expect(res.statusCode, url).toBe(422);
       expect(JSON.stringify(res.json().detail)).toMatch(/TESSERA_ALLOW_PRIVATE_HOOKS/);
     }
     expect((await create(s, { data: { url: "https://u:p@example.com/h" } })).statusCode).toBe(422);
     expect((await create(s, { data: { url: "not a url" } })).statusCode).toBe(422);
-    expect((await create(s, { data: { url: "https://example.com/h", headers: { "X-Bad": "a\r\nb" } } })).statusCode).toBe(422);
-    expect((await create(s, { data: { url: "https://example.com/h", event_types: ["nope.happened"] } })).statusCode).toBe(422);
+    const h = "https://example.com/h";
+    expect((await create(s, { data: { url: h, headers: { "X-Bad": "a\r\nb" } } })).statusCode).toBe(422);
+    expect((await create(s, { data: { url: h, event_types: ["nope.happened"] } })).statusCode).toBe(422);
     expect((await create(p, { data: { url: "http://127.0.0.1:9/h" } })).statusCode).toBe(200);
   });
 
   it("holds a project to TESSERA_WEBHOOK_MAX_SUBSCRIPTIONS", async () => {
     const s = await strict.project();
-    for (let i = 0; i < 2; i++) expect((await create(s, { data: { url: "https://example.com/h" } })).statusCode).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      expect((await create(s, { data: { url: "https://example.com/h" } })).statusCode).toBe(200);
+    }
     const over = await create(s, { data: { url: "https://example.com/h" } });
     expect(over.statusCode).toBe(409);
     expect(over.json().detail).toMatch(/TESSERA_WEBHOOK_MAX_SUBSCRIPTIONS=2/);

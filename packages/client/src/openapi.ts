@@ -21813,7 +21813,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a subscription (its secret generated unless given) */
+        /** Create a subscription (a secret generated if none given) */
         post: {
             parameters: {
                 query?: never;
@@ -22220,7 +22220,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop a subscription (pending deliveries are cancelled) */
+        /** Stop a subscription (cancels pending deliveries) */
         post: {
             parameters: {
                 query?: never;
