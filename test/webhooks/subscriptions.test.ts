@@ -139,4 +139,39 @@ describe("webhook subscriptions", () => {
     expect(over.statusCode).toBe(409);
     expect(over.json().detail).toMatch(/TESSERA_WEBHOOK_MAX_SUBSCRIPTIONS=2/);
   });
+
+  it("answers nothing a client sends with a 500, and writes nothing when it refuses", async () => {
+    const q = await server.project();
+    const url = "https://example.com/h";
+    const deep = JSON.parse("[".repeat(100) + "]".repeat(100));
+    const manyHeaders = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`x-${i}`, "v"]));
+    const badFilter = { delivery: { subscription_id: "x", status: { code: 5 } } };
+    const nasty: [string, string, unknown][] = [
+      ["NUL in a name", "/webhooks/subscriptions/", { subscription: { name: "a\u0000b", data: { url } } }],
+      ["NUL in tags", "/webhooks/subscriptions/", { subscription: { tags: { x: "a\u0000" }, data: { url } } }],
+      ["NUL in a URL", "/webhooks/subscriptions/", { subscription: { data: { url: "https://exa\u0000mple.com/" } } }],
+      ["lone surrogate", "/webhooks/subscriptions/", { subscription: { meta: { x: "\ud800" }, data: { url } } }],
+      ["deep payload_fields", "/webhooks/subscriptions/", { subscription: { data: { url, payload_fields: deep } } }],
+      ["long name", "/webhooks/subscriptions/", { subscription: { name: "n".repeat(10_000), data: { url } } }],
+      ["many headers", "/webhooks/subscriptions/", { subscription: { data: { url, headers: manyHeaders } } }],
+      ["NUL in a secret", "/webhooks/subscriptions/", { subscription: { data: { url }, secret: "a\u0000b" } }],
+      ["no data", "/webhooks/subscriptions/", { subscription: { name: "x" } }],
+      ["bad cursor", "/webhooks/subscriptions/query", { windowing: { next: "not-a-uuid" } }],
+      ["NUL in a name filter", "/webhooks/subscriptions/query", { subscription: { name: "\u0000" } }],
+      ["bad delivery filter", "/webhooks/deliveries/query", badFilter],
+      ["delivery of another project's subscription", "/webhooks/deliveries", {
+        delivery: { status: { code: "200" }, subscription_id: crypto.randomUUID(), event_id: crypto.randomUUID() },
+      }],
+      ["test with both", "/webhooks/subscriptions/test", {
+        subscription_id: crypto.randomUUID(), subscription: { data: { url } },
+      }],
+    ];
+    for (const [name, path, body] of nasty) {
+      const res = await q.call("POST", path, body);
+      expect(res.statusCode, `${name}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
+      if (res.statusCode >= 400) expect(res.json(), name).toHaveProperty("detail");
+    }
+    const stored = await q.ok("POST", "/webhooks/subscriptions/query", {});
+    expect(stored.subscriptions.every((s: any) => !JSON.stringify(s).includes("\\u0000"))).toBe(true);
+  });
 });
