@@ -149,6 +149,34 @@ describe("retries, the delivery log and pausing", () => {
     }
   });
 
+  it("takes a redirect or a 4xx as final, follows no redirect, and sends no payload past its limit", async () => {
+    const elsewhere = await new Receiver().start();
+    try {
+      const sub = await subscribe(receiver.url);
+      receiver.respond = (_, i) => (i === 0 ? { status: 307, headers: { Location: elsewhere.url } } : { status: 404 });
+      await commit();
+      await commit();
+      const settled = (ds: any[]) => ds.length === 2 && ds.every((d) => d.status.message === "failed");
+      const log = await deliveriesOf(sub.id, settled);
+      expect(log.map((d: any) => d.attempts.length)).toEqual([1, 1]);
+      expect(log.map((d: any) => d.status.code).sort()).toEqual(["307", "404"]);
+      await sleep(300);
+      expect(receiver.received).toHaveLength(2);
+      expect(elsewhere.received).toHaveLength(0);
+
+      const big = (await p.ok("POST", "/webhooks/subscriptions/", {
+        subscription: { data: { url: receiver.url, payload_fields: { pad: "x".repeat(300_000) } } },
+      })).subscription;
+      await commit();
+      const [tooBig] = await deliveriesOf(big.id, (ds) => ds[0]?.status.message === "failed");
+      expect(tooBig.data.error).toMatch(/TESSERA_WEBHOOK_MAX_PAYLOAD_BYTES \(262144\)/);
+      expect(tooBig.attempts).toHaveLength(0);
+      expect(receiver.received.filter((r) => r.body.pad)).toHaveLength(0);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it("pauses a subscription whose every attempt fails for long, says so, and starts again", async () => {
     const sub = await subscribe(receiver.url);
     receiver.respond = () => ({ status: 500 });
