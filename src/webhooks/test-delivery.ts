@@ -11,7 +11,7 @@ import { canonicalBody, payloadContext, renderPayload } from "./payload.ts";
 import { sendAttempt } from "./send.ts";
 import { signRequest } from "./signing.ts";
 import { markHealthy } from "./subscription-health.ts";
-import { checkSubscription, getSubscription, type SubscriptionInput } from "./subscriptions.ts";
+import { checkSubscription, generateSecret, getSubscription, type SubscriptionInput } from "./subscriptions.ts";
 
 const TESTED = "webhooks.subscriptions.tested";
 const DRAFT_ID = "00000000-0000-0000-0000-000000000000";
@@ -56,7 +56,9 @@ export async function testSubscription(
   const payload = renderPayload(input.data.payload_fields, context);
   const body = canonicalBody(payload);
   const signed = signRequest({
-    deliveryId, eventId, eventType: TESTED, body, secret: secret ?? "", authMode: input.data.auth_mode ?? "signature",
+    // A draft without a secret is signed with a new one, as the reference does: its receiver cannot check it.
+    deliveryId, eventId, eventType: TESTED, body, secret: secret ?? generateSecret(),
+    authMode: input.data.auth_mode ?? "signature",
     userHeaders: input.data.headers,
   });
   const outcome = await sendAttempt(input.data.url, signed.headers, body, {
