@@ -19,6 +19,7 @@ import { startStubLlm, type StubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
 import { deltaLines, downloadLine, uploadLine, type Testset } from "./testsets.ts";
 import { uploadNeighbourLine, uploadNeighbourName } from "./upload-neighbour.ts";
+import { webhookLine } from "./webhooks.ts";
 
 /**
  * `npm run bench [-- --quick] [-- --profile]`: starts its own servers (a bare Fastify baseline, Tessera on
@@ -145,7 +146,11 @@ const evaluationRows: [number, number] = quick ? [2_000, 20_000] : [10_000, 100_
 async function measure(fixtures: Map<number, Testset>) {
   // Both servers' provider is a stub on 127.0.0.1 (the invoke and evaluation lines).
   const llm = await startStubLlm();
-  const provider = { OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-bench" };
+  // Webhook subscribers on 127.0.0.1 need private hooks allowed, and their secrets a key on PostgreSQL.
+  const provider = {
+    OPENAI_BASE_URL: llm.baseUrl, OPENAI_API_KEY: "sk-bench", TESSERA_ALLOW_PRIVATE_HOOKS: "true",
+    TESSERA_SECRET_KEY: "tessera-bench-secret-key",
+  };
   try {
     await measureOn(fixtures, llm, provider);
   } finally {
@@ -175,6 +180,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
         await attempt(`3. upload ${bigRows.toLocaleString("en-US")} CSV rows (PGlite)`, "≥ 0.25, RSS < 1 GB", () => uploadLine(api, server, bigRows, "PGlite", benchUrl, new Map()));
       }
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
+      await attempt("webhooks: deploy → subscriber (PGlite)", "reported", () =>
+        webhookLine(api, "PGlite", quick ? 50 : 200));
       await attempt("8. evaluations (PGlite)", EVALUATION_GOALS, () => evaluationLines("PGlite", api, server, llm, ...evaluationRows));
       await attempt(turnsName("PGlite"), "< 5 s", () => projectTurnsLine(turnsName("PGlite"), server, TURNS_ROWS));
       await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
@@ -206,6 +213,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       });
       await attempt("4. delta commits (PostgreSQL)", "latency ratio ≤ 2", () => deltaLines(api, server, quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000], quick ? 3 : 5, benchUrl, fixtures));
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
+      await attempt("webhooks: deploy → subscriber (PostgreSQL)", "reported", () =>
+        webhookLine(api, "PostgreSQL", quick ? 50 : 200));
       await attempt("8. evaluations (PostgreSQL)", EVALUATION_GOALS, () => evaluationLines("PostgreSQL", api, server, llm, ...evaluationRows));
       await attempt(uploadNeighbourName("PostgreSQL"), "≤ 2", () =>
         uploadNeighbourLine(server.url, "PostgreSQL", seconds));

@@ -43,6 +43,25 @@ export interface Config {
     /** How often a live evaluation takes the traces of the interval just gone. */
     liveIntervalMs: number;
   };
+  /** Webhook deliveries (src/webhooks/): this process's share of them and their limits. */
+  webhooks: {
+    /** Deliveries this process sends at once; 0 sends none (the API still records them for other processes). */
+    concurrency: number;
+    /** Deliveries to one subscription this process sends at once: a slow subscriber holds no more than these. */
+    subscriberConcurrency: number;
+    /** Subscriptions one project may hold. */
+    maxSubscriptions: number;
+    /** Bytes of one delivery's body: a larger payload fails at once, without being sent. */
+    maxPayloadBytes: number;
+    /** Longest one attempt may take, connection included. */
+    timeoutMs: number;
+    /** The first retry's wait; each later one waits twice as long (with jitter), up to five minutes. */
+    retryBaseMs: number;
+    /** How long after its event a failing delivery keeps being retried. */
+    retryWindowMs: number;
+    /** How long a subscription may fail every attempt before it is paused. */
+    pauseAfterMs: number;
+  };
   /** The code sandbox's pool of threads and its limits (src/runtime/code/sandbox-pool.ts). */
   sandbox: { workers: number; projectConcurrency: number; projectQueueLimit: number; queueLimit: number };
   /** The rendering budget of one prompt: output bytes and evaluation steps. */
@@ -134,6 +153,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mockMaxDelayMs: integer("TESSERA_MOCK_MAX_DELAY_MS", env.TESSERA_MOCK_MAX_DELAY_MS, MOCK_MAX_DELAY_MS),
     evaluations: evaluationsConfig(env),
     sandbox: sandboxConfig(env),
+    webhooks: webhooksConfig(env),
+  };
+}
+
+function webhooksConfig(env: NodeJS.ProcessEnv): Config["webhooks"] {
+  return {
+    concurrency: integer("TESSERA_WEBHOOK_CONCURRENCY", env.TESSERA_WEBHOOK_CONCURRENCY, 16),
+    subscriberConcurrency: positive(
+      "TESSERA_WEBHOOK_SUBSCRIBER_CONCURRENCY",
+      env.TESSERA_WEBHOOK_SUBSCRIBER_CONCURRENCY,
+      4,
+    ),
+    maxSubscriptions: positive("TESSERA_WEBHOOK_MAX_SUBSCRIPTIONS", env.TESSERA_WEBHOOK_MAX_SUBSCRIPTIONS, 100),
+    maxPayloadBytes: positive("TESSERA_WEBHOOK_MAX_PAYLOAD_BYTES", env.TESSERA_WEBHOOK_MAX_PAYLOAD_BYTES, 256 * 1024),
+    timeoutMs: positive("TESSERA_WEBHOOK_TIMEOUT_MS", env.TESSERA_WEBHOOK_TIMEOUT_MS, 10_000),
+    retryBaseMs: positive("TESSERA_WEBHOOK_RETRY_BASE_MS", env.TESSERA_WEBHOOK_RETRY_BASE_MS, 1_000),
+    retryWindowMs: integer("TESSERA_WEBHOOK_RETRY_WINDOW_MS", env.TESSERA_WEBHOOK_RETRY_WINDOW_MS, 3_600_000),
+    pauseAfterMs: integer("TESSERA_WEBHOOK_PAUSE_AFTER_MS", env.TESSERA_WEBHOOK_PAUSE_AFTER_MS, 86_400_000),
   };
 }
 

@@ -24,6 +24,7 @@ import { queueRoutes } from "../evaluations/queues/routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
 import { serverInfoRoutes } from "./server-info-routes.ts";
+import { webhookRoutes } from "../webhooks/routes.ts";
 
 /** Every route that acts inside the caller's project. */
 export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
@@ -58,4 +59,5 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(forkRoutes(kinds), ctx);
   await app.register(keyRoutes, ctx);
   await app.register(serverInfoRoutes, ctx);
+  await app.register(webhookRoutes, ctx);
 }

@@ -6,6 +6,7 @@ import { setKeyMaxAge } from "../accounts/api-keys.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
 import type { AppContext } from "../context.ts";
 import { evaluationWorker } from "../evaluations/execution/worker.ts";
+import { webhookWorker } from "../webhooks/worker.ts";
 import { SandboxPool } from "../runtime/code/sandbox-pool.ts";
 import { retentionWorker } from "../tracing/retention-worker.ts";
 import { TraceWriter } from "../traces/trace-writer.ts";
@@ -30,8 +31,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // POST routes that only read: everything else that is not a GET may change what a reference resolves to.
 const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect|compare)\/?$/;
-// Evaluations and annotation queues write runs and results, ingestion writes spans: never what a reference resolves to.
-const KEEPS_REFERENCES = /^(\/api)?\/((simple\/)?(evaluations|queues)|otlp|tracing|traces|spans)\//;
+// Evaluations and annotation queues write runs and results, ingestion writes spans, webhooks their subscriptions and
+// deliveries: never what a reference resolves to.
+const KEEPS_REFERENCES = /^(\/api)?\/((simple\/)?(evaluations|queues)|otlp|tracing|traces|spans|webhooks)\//;
 const writes = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && !(method === "POST" && READ_BY_POST.test(url)) && !KEEPS_REFERENCES.test(url);
 
@@ -85,10 +87,12 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook("onReady", () => retention.start());
   const jobs = evaluationWorker(routeContext, (error) => app.log.error({ err: error }, "evaluation job failed"));
   if (jobs) app.addHook("onReady", () => jobs.start());
+  const deliveries = webhookWorker(routeContext, (error) => app.log.error({ err: error }, "webhook delivery failed"));
+  if (deliveries) app.addHook("onReady", () => deliveries.start());
   // Running jobs are handed back first: their last traces are then flushed with everyone else's.
   app.addHook("onClose", async () => {
     await retention.stop();
-    await jobs?.stop();
+    await Promise.all([jobs?.stop(), deliveries?.stop()]);
     await sandbox.close();
     await traces.flush();
   });

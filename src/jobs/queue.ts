@@ -192,11 +192,15 @@ export async function release(db: Queryable, job: Job): Promise<boolean> {
   return rows.length === 1;
 }
 
-/** Makes every running job due again at once (their process is known to be gone); the claim still counts as an attempt. */
-export async function releaseOrphans(db: Queryable): Promise<number> {
+/**
+ * Makes every running job of `queues` due again at once (their process is known to be gone); the claim still counts
+ * as an attempt. Only the caller's queues: another worker of the same process may hold jobs of its own already.
+ */
+export async function releaseOrphans(db: Queryable, queues: string[]): Promise<number> {
   const rows = await db.query(
     `UPDATE jobs SET status = 'queued', run_after = now(), lease_token = NULL, lease_until = NULL, updated_at = now()
-     WHERE status = 'running' RETURNING id`,
+     WHERE status = 'running' AND queue = ANY($1::text[]) RETURNING id`,
+    [queues],
   );
   return rows.length;
 }

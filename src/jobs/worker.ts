@@ -67,7 +67,7 @@ export class JobWorker {
     if (!this.#stopped) return;
     this.#stopped = false;
     // The embedded database belongs to one process: whatever it finds running was left by a process that died.
-    if (this.#db.driver === "pglite") await releaseOrphans(this.#db);
+    if (this.#db.driver === "pglite") await releaseOrphans(this.#db, this.#handlers.map((handler) => handler.queue));
     this.#unlisten = await this.#db.listen(JOBS_CHANNEL, () => this.wake());
     this.#schedule();
     this.wake();

@@ -4,6 +4,7 @@ import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
 import { conflictOnDuplicate } from "../db/unique-violation.ts";
 import { badRequest, conflict, notFound, unprocessable } from "../errors.ts";
+import { recordCommitEvent } from "../events/commit-event.ts";
 import { uuidv7 } from "../ids/uuid-v7.ts";
 import { slugTaken } from "./artifacts.ts";
 import type { Kind } from "./kind.ts";
@@ -35,7 +36,7 @@ export interface CommitRequest {
 /**
  * Appends an immutable revision to a variant. The variant row is locked for the transaction, so
  * concurrent commits on one variant get versions 0, 1, 2… (the number of revisions before it) with no
- * gap and no duplicate.
+ * gap and no duplicate. The commit's event (src/events/) is recorded in the same transaction.
  */
 export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, req: CommitRequest): Promise<RevisionRow> {
   if (req.data !== undefined && req.data !== null && req.delta !== undefined && req.delta !== null) {
@@ -87,6 +88,7 @@ export async function commitRevision(tx: Queryable, scope: Scope, kind: Kind, re
     ],
   ), slugTaken(kind, "revision", slug), "revisions_project_id_kind_slug_key");
   const [created] = await tx.query<RevisionRow>(`SELECT ${REVISION_COLUMNS} FROM ${REVISION_FROM} WHERE r.id = $1`, [row.id]);
+  await recordCommitEvent(tx, scope, kind.family, created, parent);
   return created;
 }
 

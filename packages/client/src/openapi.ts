@@ -25451,6 +25451,1121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Record a delivery made elsewhere (nothing is sent) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        delivery: {
+                            data?: {
+                                error?: string | null;
+                                event_type?: string | null;
+                                headers?: {
+                                    [key: string]: string;
+                                } | null;
+                                payload?: unknown | null;
+                                response?: {
+                                    body?: string | null;
+                                    status_code?: number | null;
+                                } | null;
+                                url?: string | null;
+                            } | null;
+                            /** Format: uuid */
+                            event_id: string;
+                            id?: string | null;
+                            status: {
+                                code?: string | null;
+                                message?: string | null;
+                            };
+                            /** Format: uuid */
+                            subscription_id: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            delivery?: {
+                                attempts: ({
+                                    attempt: number;
+                                    error: string | null;
+                                    latency_ms: number;
+                                    /** @description The first 2,000 characters of the answer */
+                                    response: string | null;
+                                    /** @description When the next attempt was due, if one was */
+                                    retry_in_ms: number | null;
+                                    started_at: string;
+                                    status_code: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                created_at: string;
+                                created_by_id?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                event_id: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                redelivery_of?: string;
+                                status: {
+                                    code: string;
+                                    message: string;
+                                    timestamp?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                subscription_id: string;
+                                updated_at?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a delivery with its attempts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            delivery?: {
+                                attempts: ({
+                                    attempt: number;
+                                    error: string | null;
+                                    latency_ms: number;
+                                    /** @description The first 2,000 characters of the answer */
+                                    response: string | null;
+                                    /** @description When the next attempt was due, if one was */
+                                    retry_in_ms: number | null;
+                                    started_at: string;
+                                    status_code: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                created_at: string;
+                                created_by_id?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                event_id: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                redelivery_of?: string;
+                                status: {
+                                    code: string;
+                                    message: string;
+                                    timestamp?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                subscription_id: string;
+                                updated_at?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a delivery's event again, as a new delivery */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            delivery?: {
+                                attempts: ({
+                                    attempt: number;
+                                    error: string | null;
+                                    latency_ms: number;
+                                    /** @description The first 2,000 characters of the answer */
+                                    response: string | null;
+                                    /** @description When the next attempt was due, if one was */
+                                    retry_in_ms: number | null;
+                                    started_at: string;
+                                    status_code: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                created_at: string;
+                                created_by_id?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                event_id: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                redelivery_of?: string;
+                                status: {
+                                    code: string;
+                                    message: string;
+                                    timestamp?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                subscription_id: string;
+                                updated_at?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/deliveries/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query the delivery log (every attempt of each delivery) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        delivery?: {
+                            event_id?: string | null;
+                            status?: {
+                                code?: string | null;
+                                message?: string | null;
+                            } | null;
+                            subscription_id?: string | null;
+                        } | null;
+                        include_archived?: boolean | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            deliveries: ({
+                                attempts: ({
+                                    attempt: number;
+                                    error: string | null;
+                                    latency_ms: number;
+                                    /** @description The first 2,000 characters of the answer */
+                                    response: string | null;
+                                    /** @description When the next attempt was due, if one was */
+                                    retry_in_ms: number | null;
+                                    started_at: string;
+                                    status_code: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                created_at: string;
+                                created_by_id?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                event_id: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                redelivery_of?: string;
+                                status: {
+                                    code: string;
+                                    message: string;
+                                    timestamp?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                subscription_id: string;
+                                updated_at?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a subscription (a secret generated if none given) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        subscription: {
+                            data: {
+                                auth_mode?: ("signature" | "authorization") | null;
+                                event_types?: ("webhooks.subscriptions.tested" | "testsets.revisions.committed" | "workflows.revisions.committed" | "environments.revisions.committed" | "traces.fetched" | "traces.queried" | "testcases.fetched" | "testcases.queried" | "queries.revisions.retrieved" | "queries.revisions.fetched" | "queries.revisions.queried" | "queries.revisions.logged" | "queries.revisions.committed" | "testsets.revisions.retrieved" | "testsets.revisions.fetched" | "testsets.revisions.queried" | "testsets.revisions.logged" | "workflows.revisions.retrieved" | "workflows.revisions.fetched" | "workflows.revisions.queried" | "workflows.revisions.logged" | "environments.revisions.retrieved" | "environments.revisions.fetched" | "environments.revisions.queried" | "environments.revisions.logged")[] | null;
+                                headers?: {
+                                    [key: string]: string;
+                                } | null;
+                                payload_fields?: unknown | null;
+                                /** @description https (http and private addresses only when TESSERA_ALLOW_PRIVATE_HOOKS=true) */
+                                url: string;
+                            };
+                            description?: string | null;
+                            flags?: {
+                                is_active?: boolean | null;
+                            } | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            secret?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            subscription?: {
+                                created_at: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                flags: {
+                                    is_active: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                name?: string;
+                                /** @description On create, fetch and edit only; never in a query's answer */
+                                secret?: string;
+                                /** @description Absent while deliveries succeed; `failing` since the first failed attempt of a streak, `paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS */
+                                status?: {
+                                    code: "paused" | "failing";
+                                    message: string;
+                                    timestamp?: string;
+                                };
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                updated_at?: string;
+                                updated_by_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch a subscription, with its secret */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            subscription?: {
+                                created_at: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                flags: {
+                                    is_active: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                name?: string;
+                                /** @description On create, fetch and edit only; never in a query's answer */
+                                secret?: string;
+                                /** @description Absent while deliveries succeed; `failing` since the first failed attempt of a streak, `paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS */
+                                status?: {
+                                    code: "paused" | "failing";
+                                    message: string;
+                                    timestamp?: string;
+                                };
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                updated_at?: string;
+                                updated_by_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /** Replace a subscription (the secret only when given) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        subscription: {
+                            data: {
+                                auth_mode?: ("signature" | "authorization") | null;
+                                event_types?: ("webhooks.subscriptions.tested" | "testsets.revisions.committed" | "workflows.revisions.committed" | "environments.revisions.committed" | "traces.fetched" | "traces.queried" | "testcases.fetched" | "testcases.queried" | "queries.revisions.retrieved" | "queries.revisions.fetched" | "queries.revisions.queried" | "queries.revisions.logged" | "queries.revisions.committed" | "testsets.revisions.retrieved" | "testsets.revisions.fetched" | "testsets.revisions.queried" | "testsets.revisions.logged" | "workflows.revisions.retrieved" | "workflows.revisions.fetched" | "workflows.revisions.queried" | "workflows.revisions.logged" | "environments.revisions.retrieved" | "environments.revisions.fetched" | "environments.revisions.queried" | "environments.revisions.logged")[] | null;
+                                headers?: {
+                                    [key: string]: string;
+                                } | null;
+                                payload_fields?: unknown | null;
+                                /** @description https (http and private addresses only when TESSERA_ALLOW_PRIVATE_HOOKS=true) */
+                                url: string;
+                            };
+                            description?: string | null;
+                            flags?: {
+                                is_active?: boolean | null;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            secret?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            subscription?: {
+                                created_at: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                flags: {
+                                    is_active: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                name?: string;
+                                /** @description On create, fetch and edit only; never in a query's answer */
+                                secret?: string;
+                                /** @description Absent while deliveries succeed; `failing` since the first failed attempt of a streak, `paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS */
+                                status?: {
+                                    code: "paused" | "failing";
+                                    message: string;
+                                    timestamp?: string;
+                                };
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                updated_at?: string;
+                                updated_by_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        post?: never;
+        /** Delete a subscription and its delivery log */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscription_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a subscription (clears a pause) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            subscription?: {
+                                created_at: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                flags: {
+                                    is_active: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                name?: string;
+                                /** @description On create, fetch and edit only; never in a query's answer */
+                                secret?: string;
+                                /** @description Absent while deliveries succeed; `failing` since the first failed attempt of a streak, `paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS */
+                                status?: {
+                                    code: "paused" | "failing";
+                                    message: string;
+                                    timestamp?: string;
+                                };
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                updated_at?: string;
+                                updated_by_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/{subscription_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a subscription (cancels pending deliveries) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    subscription_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            subscription?: {
+                                created_at: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                flags: {
+                                    is_active: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                name?: string;
+                                /** @description On create, fetch and edit only; never in a query's answer */
+                                secret?: string;
+                                /** @description Absent while deliveries succeed; `failing` since the first failed attempt of a streak, `paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS */
+                                status?: {
+                                    code: "paused" | "failing";
+                                    message: string;
+                                    timestamp?: string;
+                                };
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                updated_at?: string;
+                                updated_by_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Query subscriptions by name, description, tags, meta; windowed (secrets never shown) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        include_archived?: boolean | null;
+                        subscription?: {
+                            description?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        windowing?: {
+                            interval?: number | null;
+                            limit?: number | null;
+                            newest?: string | null;
+                            next?: string | null;
+                            oldest?: string | null;
+                            order?: ("ascending" | "descending") | null;
+                            rate?: number | null;
+                        } | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            subscriptions: ({
+                                created_at: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                description?: string;
+                                flags: {
+                                    is_active: boolean;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                name?: string;
+                                /** @description On create, fetch and edit only; never in a query's answer */
+                                secret?: string;
+                                /** @description Absent while deliveries succeed; `failing` since the first failed attempt of a streak, `paused` once a streak lasted TESSERA_WEBHOOK_PAUSE_AFTER_MS */
+                                status?: {
+                                    code: "paused" | "failing";
+                                    message: string;
+                                    timestamp?: string;
+                                };
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                updated_at?: string;
+                                updated_by_id?: string;
+                            } & {
+                                [key: string]: unknown;
+                            })[];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/subscriptions/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send webhooks.subscriptions.tested to a subscription or a draft, once, now */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        subscription?: {
+                            data: {
+                                auth_mode?: ("signature" | "authorization") | null;
+                                event_types?: ("webhooks.subscriptions.tested" | "testsets.revisions.committed" | "workflows.revisions.committed" | "environments.revisions.committed" | "traces.fetched" | "traces.queried" | "testcases.fetched" | "testcases.queried" | "queries.revisions.retrieved" | "queries.revisions.fetched" | "queries.revisions.queried" | "queries.revisions.logged" | "queries.revisions.committed" | "testsets.revisions.retrieved" | "testsets.revisions.fetched" | "testsets.revisions.queried" | "testsets.revisions.logged" | "workflows.revisions.retrieved" | "workflows.revisions.fetched" | "workflows.revisions.queried" | "workflows.revisions.logged" | "environments.revisions.retrieved" | "environments.revisions.fetched" | "environments.revisions.queried" | "environments.revisions.logged")[] | null;
+                                headers?: {
+                                    [key: string]: string;
+                                } | null;
+                                payload_fields?: unknown | null;
+                                /** @description https (http and private addresses only when TESSERA_ALLOW_PRIVATE_HOOKS=true) */
+                                url: string;
+                            };
+                            description?: string | null;
+                            flags?: {
+                                is_active?: boolean | null;
+                            } | null;
+                            id?: string | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            name?: string | null;
+                            secret?: string | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } | null;
+                        subscription_id?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            delivery?: {
+                                attempts: ({
+                                    attempt: number;
+                                    error: string | null;
+                                    latency_ms: number;
+                                    /** @description The first 2,000 characters of the answer */
+                                    response: string | null;
+                                    /** @description When the next attempt was due, if one was */
+                                    retry_in_ms: number | null;
+                                    started_at: string;
+                                    status_code: number | null;
+                                } & {
+                                    [key: string]: unknown;
+                                })[];
+                                created_at: string;
+                                created_by_id?: string;
+                                data?: {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                event_id: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                redelivery_of?: string;
+                                status: {
+                                    code: string;
+                                    message: string;
+                                    timestamp?: string;
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                                /** Format: uuid */
+                                subscription_id: string;
+                                updated_at?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/workflows/": {
         parameters: {
             query?: never;
