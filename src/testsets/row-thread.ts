@@ -1,3 +1,5 @@
+import { readlinkSync } from "node:fs";
+import { getPriority, setPriority } from "node:os";
 import { Readable } from "node:stream";
 import { parentPort } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
@@ -14,6 +16,20 @@ import { PackedIds, pendTestcase } from "./testcases.ts";
  * back in order as spool lines, then the packed ids and column counts. A thread serves several uploads at once.
  */
 const port = parentPort!;
+/** How much lower than the process an upload thread's priority is (nice values, 0–19). */
+const NICER = 5;
+
+// On Linux a thread has a nice value of its own (setpriority on its thread id): file parsing gives way to the thread
+// that answers requests when both want a core, and takes every core left idle. Elsewhere the thread keeps the
+// process's priority.
+try {
+  const thread = Number(readlinkSync("/proc/thread-self").split("/").pop());
+  if (Number.isInteger(thread) && thread !== process.pid) {
+    setPriority(thread, Math.min(19, getPriority(thread) + NICER));
+  }
+} catch {
+  // No /proc, or no right to change priorities: the thread runs at the process's priority.
+}
 const post = (message: FromRowThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 const feeds = new Map<number, Readable>();
 /** Rows per message back, or fewer when their text passes `BATCH_CHARS`: the spool gets them a batch at a time. */

@@ -26,12 +26,28 @@ const PGLITE_BATCH = { rows: 1_000, bytes: 256 * 1024 };
 const SERVER_BATCH = { rows: 10_000, bytes: 4 * 1024 ** 2 };
 const writing = new WeakMap<Database, Promise<unknown>>();
 
-/** Runs `work` after the uploads queued before it on this embedded database (at once on a server). */
+/**
+ * Runs `work` after the batches of this process's other uploads queued before it: uploads take turns batch by batch.
+ * On a server too, concurrent uploads would otherwise keep as many backends busy loading rows, each taking a core
+ * from the requests of other projects; one at a time, they load no slower on a machine of a few cores.
+ */
 function inTurn<T>(db: Database, work: () => Promise<T>): Promise<T> {
-  if (db.driver !== "pglite") return work();
   const turn = (writing.get(db) ?? Promise.resolve()).then(work);
   writing.set(db, turn.catch(() => {}));
   return turn;
+}
+
+/** Longest a batch waits for other requests' statements to be through before it takes the embedded database. */
+const YIELD_MS = 100;
+
+/**
+ * Waits until no other statement holds or waits for the embedded database, for at most `YIELD_MS`. A request
+ * makes its queries one after another, the next as soon as the last answers: a batch that went in between each
+ * two would make a read of six queries wait six batches; waiting for a gap lets the read through after one.
+ */
+async function afterOthers(db: Database) {
+  const until = performance.now() + YIELD_MS;
+  while ((db.pending?.() ?? 0) > 0 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 // A spool in memory is read without waiting on anything: without a turn of the event loop between batches,
@@ -72,7 +88,10 @@ export async function storeReceived(db: Database, scope: Scope, received: Receiv
     batch = [];
     bytes = 0;
     if (!full.length) return;
-    await inTurn(db, () => db.transaction((tx) => writer.write(tx, full, list)));
+    await inTurn(db, async () => {
+      await afterOthers(db);
+      return db.transaction((tx) => writer.write(tx, full, list));
+    });
     await nextTurn();
   };
   let at = 0;
