@@ -64,6 +64,8 @@ export interface Config {
   };
   /** The code sandbox's pool of threads and its limits (src/runtime/code/sandbox-pool.ts). */
   sandbox: { workers: number; projectConcurrency: number; projectQueueLimit: number; queueLimit: number };
+  /** Threads that parse and identify uploaded testset files' rows (`TESSERA_UPLOAD_WORKERS`, default: the cores). */
+  uploadWorkers: number;
   /** The rendering budget of one prompt: output bytes and evaluation steps. */
   templateMaxBytes: number;
   templateMaxSteps: number;
@@ -153,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mockMaxDelayMs: integer("TESSERA_MOCK_MAX_DELAY_MS", env.TESSERA_MOCK_MAX_DELAY_MS, MOCK_MAX_DELAY_MS),
     evaluations: evaluationsConfig(env),
     sandbox: sandboxConfig(env),
+    uploadWorkers: positive("TESSERA_UPLOAD_WORKERS", env.TESSERA_UPLOAD_WORKERS, availableParallelism()),
     webhooks: webhooksConfig(env),
   };
 }

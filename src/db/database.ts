@@ -24,6 +24,11 @@ export interface Database extends Queryable {
   copyFrom(sql: string, data: (string | Buffer)[]): Promise<void>;
   /** Runs `work` in one transaction: committed if it resolves, rolled back if it throws. */
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Statements and transactions that hold or wait for the embedded database's one backend (none on a server):
+   * long background work lets them go first.
+   */
+  pending?(): number;
   /** Runs `work` on one dedicated connection (session-level locks, LISTEN). */
   session<T>(work: (conn: Queryable) => Promise<T>): Promise<T>;
   /**

@@ -50,11 +50,21 @@ export async function openPglite(
   const maintenance = startMaintenance(self, options.maintenanceMs ?? MAINTENANCE_MS, (error) => {
     process.emitWarning(`Embedded database maintenance failed: ${(error as Error).message}`);
   });
+  let pending = 0;
+  const counted = async <T>(work: () => Promise<T>): Promise<T> => {
+    pending++;
+    try {
+      return await work();
+    } finally {
+      pending--;
+    }
+  };
   return {
     driver: "pglite",
-    query: self.query,
+    query: (sql, params) => counted(() => self.query(sql, params)),
     copyFrom: self.copyFrom!,
-    transaction: (work) => pg.transaction((tx) => work(run(tx))),
+    transaction: (work) => counted(() => pg.transaction((tx) => work(run(tx)))),
+    pending: () => pending,
     session,
     async listen(channel, onMessage) {
       const unlisten = await pg.listen(channel, onMessage);

@@ -49,18 +49,17 @@ async function present(revision: RevisionRow, read: ReadContext) {
   const out: Record<string, unknown> = {};
   const count = stored?.count ?? 0;
   const limit = inlineLimit();
-  if (withIds) {
-    const ids: string[] = [];
-    for await (const page of idPages(read.db, read.scope.projectId, stored, 0, limit)) ids.push(...page);
-    out.testcase_ids = ids;
-  }
-  if (withTestcases) {
-    const testcases = [];
-    for await (const ids of idPages(read.db, read.scope.projectId, stored, 0, limit)) {
-      for (const row of await loadTestcases(read.db, read.scope.projectId, ids)) testcases.push(testcaseRecord(row));
+  // One read of the id chunks serves both lists.
+  const ids: string[] = [];
+  const testcases = [];
+  for await (const page of idPages(read.db, read.scope.projectId, stored, 0, limit)) {
+    if (withIds) for (const id of page) ids.push(id);
+    if (withTestcases) {
+      for (const row of await loadTestcases(read.db, read.scope.projectId, page)) testcases.push(testcaseRecord(row));
     }
-    out.testcases = testcases;
   }
+  if (withIds) out.testcase_ids = ids;
+  if (withTestcases) out.testcases = testcases;
   if (count > limit) {
     out.testcase_count = count;
     out.testcases_windowing = { next: positionCursor(limit), limit, testset_revision_ref: { id: revision.id } };

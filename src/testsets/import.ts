@@ -20,11 +20,12 @@ const tooDeepIn = (where: string) => unprocessable([
 /**
  * Testcase rows of a CSV (header row), JSON array of objects or JSON Lines file, read as a stream.
  * A row over `TESSERA_ROW_LIMIT` bytes or a cell over `TESSERA_CELL_LIMIT` is refused (413) while
- * it is read, so the parser never holds more than one bounded row.
+ * it is read, so the parser never holds more than one bounded row. `limits` default to the environment's.
  */
-export async function* readRows(stream: Readable, fileType: FileType): AsyncGenerator<TestcaseInput> {
+export async function* readRows(
+  stream: Readable, fileType: FileType, limits = { row: rowLimit(), cell: cellLimit() },
+): AsyncGenerator<TestcaseInput> {
   let index = 0;
-  const limits = { row: rowLimit(), cell: cellLimit() };
   const values = fileType === "csv" ? csvRecords(stream, limits.row) : jsonValues(stream, limits.row);
   for await (const { value, where, bound } of values) {
     if (bound > limits.cell) checkCells(value, where, limits.cell);

@@ -21,10 +21,11 @@ import { defaultVariant } from "../versioning/variants.ts";
 import type { StoredIds } from "./chunk-lists.ts";
 import { exportRevision } from "./export.ts";
 import type { ResolvedIds } from "./delta.ts";
-import { FILE_TYPES, readRows, type FileType } from "./import.ts";
+import { FILE_TYPES, type FileType } from "./import.ts";
 import { DownloadQuery, TestcaseResponse, TestcasesListQuery, TestcasesQuerySchema, TestcasesResponse } from "./schemas.ts";
 import { uploadLimit } from "./limits.ts";
-import { receiveRows, storeReceived, type ReceivedUpload } from "./spooled-upload.ts";
+import { RowPool } from "./row-pool.ts";
+import { receiveFile, storeReceived, type ReceivedUpload } from "./spooled-upload.ts";
 import { queryTestcases } from "./testcase-query.ts";
 import { loadTestcases, testcaseRecord } from "./testcases.ts";
 
@@ -121,12 +122,13 @@ const jsonField = (value: string | undefined, name: string) => {
  * at all. A failure drains the rest of the file.
  */
 async function withUpload<T>(
-  ctx: AppContext, scope: Scope, u: Upload, testsetId: string, commit: (tx: Queryable, data: ResolvedIds) => Promise<T>,
+  ctx: AppContext, pool: RowPool, scope: Scope, u: Upload, testsetId: string,
+  commit: (tx: Queryable, data: ResolvedIds) => Promise<T>,
 ): Promise<T> {
   const tooLarge = () => new HttpError(413, `The file is larger than the upload limit of ${uploadLimit()} bytes (TESSERA_UPLOAD_LIMIT)`);
   let received: ReceivedUpload | undefined;
   try {
-    received = await receiveRows(readRows(u.content, u.fileType), testsetId);
+    received = await receiveFile(pool, u.content, u.fileType, testsetId);
     if (u.file.file.truncated) throw tooLarge();
   } catch (error) {
     u.file.file.resume();
@@ -144,6 +146,8 @@ async function withUpload<T>(
 /** Testcase reads, and testsets to and from CSV / JSON files. */
 export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(multipart, { limits: { files: 1 } });
+  const pool = new RowPool(ctx.config.uploadWorkers);
+  app.addHook("onClose", () => pool.close());
   const tags = ["Testsets"];
   const read = (req: FastifyRequest, options: Record<string, unknown> = {}): ReadContext => ({ db: ctx.db, scope: req.scope, config: ctx.config, options });
   const simple = async (req: FastifyRequest, id: string) => ({ count: 1, testset: await getSimple(read(req), testsets, id) });
@@ -173,7 +177,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const u = await upload(req);
     const base = u.file.filename?.replace(/\.[^.]*$/, "") || undefined;
     const testsetId = uuidv7();
-    const id = await withUpload(ctx, req.scope, u, testsetId, (tx, data) => createSimple(tx, req.scope, testsets, {
+    const id = await withUpload(ctx, pool, req.scope, u, testsetId, (tx, data) => createSimple(tx, req.scope, testsets, {
       slug: u.field("testset_slug") ?? (u.field("testset_name") ? undefined : base),
       name: u.field("testset_name") ?? base ?? null,
       description: u.field("testset_description") ?? null,
@@ -188,7 +192,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const id = (req.params as Body).id;
     const artifact = await findArtifact(ctx.db, req.scope, testsets, { id });
     const u = await upload(req);
-    await withUpload(ctx, req.scope, u, artifact.id, (tx, data) => editSimple(tx, req.scope, testsets, id, {
+    await withUpload(ctx, pool, req.scope, u, artifact.id, (tx, data) => editSimple(tx, req.scope, testsets, id, {
       name: u.field("testset_name"), description: u.field("testset_description"),
       tags: jsonField(u.field("testset_tags"), "testset_tags"), meta: jsonField(u.field("testset_meta"), "testset_meta"),
       data,
@@ -199,7 +203,7 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     const base = await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
     const u = await upload(req);
     const message = u.field("message") ?? "Upload";
-    const row = await withUpload(ctx, req.scope, u, base.artifact_id, (tx, data) =>
+    const row = await withUpload(ctx, pool, req.scope, u, base.artifact_id, (tx, data) =>
       commitRevision(tx, req.scope, testsets, { variantId: base.variant_id, baseRevisionId: base.id, message, data }));
     const include = u.field("include_testcases");
     const options = { include_testcases: include === undefined ? undefined : include === "true" };

@@ -3,10 +3,10 @@ import type { Database } from "../db/database.ts";
 import { IdListWriter } from "./chunk-lists.ts";
 import { ColumnCounts } from "./columns.ts";
 import { ResolvedIds } from "./delta.ts";
-import { DedupIds } from "./testcase-id.ts";
-import {
-  PackedIds, pendingBytes, pendTestcase, TestcaseWriter, type PendingTestcase, type TestcaseInput,
-} from "./testcases.ts";
+import type { FileType } from "./import.ts";
+import { decodePending } from "./pending-line.ts";
+import type { RowPool } from "./row-pool.ts";
+import { pendingBytes, TestcaseWriter, type PackedIds, type PendingTestcase } from "./testcases.ts";
 import { UploadSpool } from "./upload-spool.ts";
 
 /** An upload's rows, read and identified, not yet written: no transaction was open while the file came in. */
@@ -24,47 +24,52 @@ const PGLITE_BATCH = { rows: 1_000, bytes: 256 * 1024 };
 // A server runs a batch beside other requests; what it costs them is the server's one thread, which builds, sorts
 // and sends a batch's COPY text without a break (a few hundred ms at 50,000 rows on a slow machine).
 const SERVER_BATCH = { rows: 10_000, bytes: 4 * 1024 ** 2 };
-/** Rows parsed between two turns of the event loop: several uploads parsing at once leave other requests a turn. */
-const ROWS_PER_TURN = 256;
 const writing = new WeakMap<Database, Promise<unknown>>();
 
-/** Runs `work` after the uploads queued before it on this embedded database (at once on a server). */
+/**
+ * Runs `work` after the batches of this process's other uploads queued before it: uploads take turns batch by batch.
+ * On a server too, concurrent uploads would otherwise keep as many backends busy loading rows, each taking a core
+ * from the requests of other projects; one at a time, they load no slower on a machine of a few cores.
+ */
 function inTurn<T>(db: Database, work: () => Promise<T>): Promise<T> {
-  if (db.driver !== "pglite") return work();
   const turn = (writing.get(db) ?? Promise.resolve()).then(work);
   writing.set(db, turn.catch(() => {}));
   return turn;
+}
+
+/** Longest a batch waits for other requests' statements to be through before it takes the embedded database. */
+const YIELD_MS = 100;
+
+/**
+ * Waits until no other statement holds or waits for the embedded database, for at most `YIELD_MS`. A request
+ * makes its queries one after another, the next as soon as the last answers: a batch that went in between each
+ * two would make a read of six queries wait six batches; waiting for a gap lets the read through after one.
+ */
+async function afterOthers(db: Database) {
+  const until = performance.now() + YIELD_MS;
+  while ((db.pending?.() ?? 0) > 0 && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
 // A spool in memory is read without waiting on anything: without a turn of the event loop between batches,
 // requests that arrived meanwhile would not even be read until the whole upload was written.
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-const NULL = "\\N";
-// The fields are JSON texts (no tab, no line break in them) or a UUID, `\N` standing for none.
-const encode = (r: PendingTestcase) => [r.claimed, r.stored, r.flags, r.tags, r.meta].map((f) => f ?? NULL).join("\t");
-const decode = (line: string, at: number): PendingTestcase => {
-  const [claimed, stored, flags, tags, meta] = line.split("\t").map((f) => (f === NULL ? null : f));
-  return { at, claimed, stored: stored!, flags, tags, meta };
-};
-
 /**
- * Reads the whole file (rows identified, ids and columns counted) into a spool before anything is written, so a
- * client that stalls or sends a bad row holds no transaction and leaves nothing behind. `close()` the spool after.
+ * Reads the whole file into a spool before anything is written, so a client that stalls or sends a bad row holds no
+ * transaction and leaves nothing behind. The rows are parsed and identified on one of `pool`'s threads while the
+ * file arrives; this thread only passes the bytes on and spools the lines. `close()` the spool after.
  */
-export async function receiveRows(rows: AsyncIterable<TestcaseInput>, testsetId: string): Promise<ReceivedUpload> {
-  const received = { testsetId, ids: new PackedIds(), columns: new ColumnCounts(), spool: new UploadSpool() };
-  const dedup = new DedupIds();
+export async function receiveFile(
+  pool: RowPool, content: AsyncIterable<Uint8Array>, fileType: FileType, testsetId: string,
+): Promise<ReceivedUpload> {
+  const spool = new UploadSpool();
   try {
-    for await (const row of rows) {
-      await received.spool.push(encode(pendTestcase(row, testsetId, dedup, received.ids, received.columns)));
-      if (received.ids.count % ROWS_PER_TURN === 0) await nextTurn();
-    }
+    const { ids, columns } = await pool.identify(content, fileType, testsetId, (lines) => spool.push(lines));
+    return { testsetId, ids, columns, spool };
   } catch (error) {
-    await received.spool.close();
+    await spool.close();
     throw error;
   }
-  return received;
 }
 
 /**
@@ -83,12 +88,15 @@ export async function storeReceived(db: Database, scope: Scope, received: Receiv
     batch = [];
     bytes = 0;
     if (!full.length) return;
-    await inTurn(db, () => db.transaction((tx) => writer.write(tx, full, list)));
+    await inTurn(db, async () => {
+      await afterOthers(db);
+      return db.transaction((tx) => writer.write(tx, full, list));
+    });
     await nextTurn();
   };
   let at = 0;
   for await (const line of received.spool.lines()) {
-    const row = decode(line, at++);
+    const row = decodePending(line, at++);
     batch.push(row);
     bytes += pendingBytes(row);
     if (batch.length >= limits.rows || bytes >= limits.bytes) await flush();

@@ -57,7 +57,7 @@ export function testcaseRecord(row: TestcaseRow) {
 
 /** Ordered testcase ids packed as 16-byte binary UUIDs in one growing buffer (16 MB at a million). */
 export class PackedIds {
-  private buffer = Buffer.alloc(16 * 1024);
+  private buffer: Buffer = Buffer.alloc(16 * 1024);
   count = 0;
 
   push(id: Uint8Array) {
@@ -67,6 +67,14 @@ export class PackedIds {
       this.buffer = bigger;
     }
     this.buffer.set(id.subarray(0, 16), this.count++ * 16);
+  }
+
+  /** The first `count` ids of `bytes`, packed as they are (an upload thread's list, handed over). */
+  static of(bytes: Uint8Array, count: number): PackedIds {
+    const ids = new PackedIds();
+    if (bytes.byteLength) ids.buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    ids.count = count;
+    return ids;
   }
 
   get bytes(): Buffer {

@@ -19,6 +19,7 @@ export class UploadSpool {
   private file: FileHandle | null = null;
   private written = 0;
 
+  /** Appends a line, or several joined by line breaks. */
   async push(line: string) {
     this.held.push(line);
     this.heldBytes += line.length;
@@ -31,7 +32,7 @@ export class UploadSpool {
       const held = this.held;
       this.held = [];
       this.heldBytes = 0;
-      yield* held;
+      for (const lines of held) yield* lines.split("\n");
       return;
     }
     await this.spill();

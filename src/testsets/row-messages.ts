@@ -1,0 +1,15 @@
+import type { FileType } from "./import.ts";
+
+/** What the main thread sends an upload thread (row-thread.ts). */
+export type ToRowThread =
+  | { type: "start"; job: number; fileType: FileType; testsetId: string; limits: { row: number; cell: number } }
+  | { type: "chunk"; job: number; bytes: Uint8Array }
+  | { type: "end"; job: number }
+  | { type: "abort"; job: number };
+
+/** What an upload thread answers: requests for bytes, rows as spool lines, then the ids and columns or a failure. */
+export type FromRowThread =
+  | { type: "more"; job: number }
+  | { type: "rows"; job: number; lines: string }
+  | { type: "done"; job: number; ids: Uint8Array; count: number; columns: Record<string, number> }
+  | { type: "failed"; job: number; status: number | null; detail: unknown; message: string };
