@@ -3,6 +3,7 @@
  * steps, progress, metrics, scenarios with their results, and comparisons.
  */
 import { api } from "./api.ts";
+import type { OkAnswer } from "./api-types.ts";
 
 export interface StepRef {
   id: string;
@@ -105,12 +106,108 @@ export async function fetchProgress(id: string, signal?: AbortSignal): Promise<P
   return (await api<{ progress: Progress | null }>("GET", `/simple/evaluations/${encodeURIComponent(id)}/progress`, undefined, { signal })).progress;
 }
 
+/** Step key → metric path → statistics. */
+export type RunMetricsData = Record<string, Record<string, Stats>>;
+type MetricRecord = OkAnswer<"/api/evaluations/metrics/query", "post">["metrics"][number];
+
+const runWide = (rows: MetricRecord[], runId: string) =>
+  (rows.find((m) => m.run_id === runId && !m.scenario_id && !m.timestamp)?.data ?? {}) as RunMetricsData;
+
 /** The run-wide metrics: step key → metric path → statistics. */
-export async function fetchRunMetrics(id: string, signal?: AbortSignal): Promise<Record<string, Record<string, Stats>>> {
-  const answer = await api<{ metrics: { data: Record<string, Record<string, Stats>> | null; timestamp?: string | null }[] }>(
+export async function fetchRunMetrics(id: string, signal?: AbortSignal): Promise<RunMetricsData> {
+  const answer = await api<OkAnswer<"/api/evaluations/metrics/query", "post">>(
     "POST", "/evaluations/metrics/query", { metrics: { run_id: id, scenario_ids: false } }, { signal },
   );
-  return answer.metrics.find((m) => !m.timestamp)?.data ?? {};
+  return runWide(answer.metrics, id);
+}
+
+/** The run-wide metrics of many runs in one call: run id → metrics (a run without any is absent). */
+export async function fetchManyRunMetrics(ids: string[], signal?: AbortSignal): Promise<Map<string, RunMetricsData>> {
+  if (ids.length === 0) return new Map();
+  const answer = await api<OkAnswer<"/api/evaluations/metrics/query", "post">>(
+    "POST", "/evaluations/metrics/query",
+    { metrics: { run_ids: ids, scenario_ids: false }, windowing: { limit: 1000 } }, { signal },
+  );
+  return new Map(ids.flatMap((id) => {
+    const data = runWide(answer.metrics, id);
+    return Object.keys(data).length ? [[id, data] as const] : [];
+  }));
+}
+
+/**
+ * The metrics of a running run so far: the server recomputes them from the results recorded yet (what the
+ * reference's console does while a run goes on); the run's end computes them once more, in full.
+ */
+export async function refreshRunMetrics(id: string, signal?: AbortSignal): Promise<RunMetricsData> {
+  const answer = await api<OkAnswer<"/api/evaluations/metrics/refresh", "post">>(
+    "POST", "/evaluations/metrics/refresh", { metrics: { run_id: id } }, { signal },
+  );
+  return runWide(answer.metrics, id);
+}
+
+/** A run's headline score: an evaluator's pass rate (share of `true`) or mean score. */
+export interface Score {
+  step: string;
+  label: string;
+  kind: "pass" | "mean";
+  /** 0–1 for a pass rate; the mean otherwise. */
+  value: number;
+  count: number;
+}
+
+/** The share of `true` of a binary metric (0–1), or null when it is not one. */
+export function passShare(stats: Stats): number | null {
+  if (stats.type !== "binary" || !stats.freq || !stats.count) return null;
+  return (stats.freq.find((f) => f.value === true)?.count ?? 0) / stats.count;
+}
+
+/** The main scores of a run: each evaluator's binary outputs as pass rates and numeric outputs as means. */
+export function mainScores(run: Run, metrics: RunMetricsData): Score[] {
+  return stepsOf(run, "annotation").flatMap((step) => Object.entries(metrics[step.key] ?? {})
+    .filter(([path]) => path.startsWith("attributes.ag.data.outputs."))
+    .flatMap(([path, stats]): Score[] => {
+      const label = `${pinned(step).replace(/ v\d+$/, "")} ${metricLabel(path)}`;
+      const share = passShare(stats);
+      if (share !== null) return [{ step: step.key, label, kind: "pass", value: share, count: stats.count ?? 0 }];
+      if (typeof stats.mean !== "number") return [];
+      return [{ step: step.key, label, kind: "mean", value: stats.mean, count: stats.count ?? 0 }];
+    }));
+}
+
+/** A score as text: `66.7%` or `0.82`. */
+export const scoreText = (s: Score) => (s.kind === "pass" ? `${Math.round(s.value * 1000) / 10}%` : num(s.value));
+
+/**
+ * What a run's badge says: its status, except that a run that ended "success" while every case failed an
+ * evaluator (a 0% pass rate) or with failed scenarios is not shown as a plain success.
+ */
+export function outcomeOf(status: string, scores: Score[], failedScenarios: number): { label: string; tone: string } {
+  if (status !== "success") return { label: status, tone: status };
+  const none = scores.some((s) => s.kind === "pass" && s.count > 0 && s.value === 0);
+  if (none) return { label: "0% pass", tone: "failure" };
+  if (failedScenarios > 0) return { label: `${failedScenarios} failed`, tone: "errors" };
+  if (scores.some((s) => s.kind === "pass" && s.value < 1)) return { label: "success", tone: "partial" };
+  return { label: "success", tone: "success" };
+}
+
+/** How many scenarios were done at a moment (ms since the epoch). */
+export interface Sample {
+  at: number;
+  done: number;
+}
+
+/** Seconds left at the pace of the scenarios done since the first sample, or null while it cannot be told. */
+export function etaSeconds(first: Sample, now: Sample, total: number): number | null {
+  const rate = (now.done - first.done) / Math.max(now.at - first.at, 1);
+  if (!(rate > 0) || now.done >= total) return null;
+  return Math.ceil((total - now.done) / rate / 1000);
+}
+
+/** A duration as `45 s`, `3 min 5 s`, `2 h 10 min`. */
+export function durationText(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }
 
 export interface ScenarioRow {

@@ -210,4 +210,117 @@ describe("console: evaluations", () => {
     expect(width).toBeLessThanOrEqual(390); // wide tables scroll inside their frame
     await screenshot(page, "evaluation-run-phone-dark");
   });
+
+  it("reads runs at a glance: scores listed, a 0% run not green, failed scenarios, a scenario's trace", async () => {
+    // Every answer wrong: exact match passes none of the three.
+    const wrong = (await server.api("POST", "/simple/applications/", {
+      application: {
+        slug: "always-wrong", data: { uri: "svc:custom:code:v0", script: "function run() { return 'Nowhere'; }" },
+      },
+    })).application;
+    const zero = await server.api("POST", "/simple/evaluations/", {
+      evaluation: {
+        name: "all wrong",
+        data: {
+          testset_steps: [ids.testsetRevision], application_steps: [wrong.revision_id], evaluator_steps: [ids.exact],
+        },
+      },
+    });
+    await finished(zero.evaluation.id);
+    const { page } = browser;
+    await signIn(page, server, "/evaluations");
+    const table = page.getByRole("table", { name: "Evaluation runs" });
+    const zeroRow = table.locator("tbody tr").filter({ has: page.getByRole("link", { name: "all wrong" }) });
+    await zeroRow.getByText("exact success 0%").waitFor();
+    await expect(zeroRow.locator(".ev-status").textContent()).resolves.toBe("0% pass");
+    await expect(zeroRow.locator(".ev-status-failure").count()).resolves.toBe(1);
+    const fixedRow = table.locator("tbody tr").filter({ has: page.getByRole("link", { name: "fixed Peru" }) });
+    await fixedRow.getByText("exact success 100%").waitFor();
+    await expect(fixedRow.locator(".ev-status-success").textContent()).resolves.toBe("success");
+    const firstRow = table.locator("tbody tr").filter({ has: page.getByRole("link", { name: "first try" }) });
+    await firstRow.getByText("exact success 66.7%").waitFor();
+    await expect(firstRow.textContent()).resolves.toContain("slow-pass success 100%");
+    await expect(firstRow.locator(".ev-status-partial").textContent()).resolves.toBe("success");
+    await page.setViewportSize({ width: 1280, height: 700 });
+    await screenshot(page, "evaluations-scores");
+    await page.setViewportSize({ width: 1280, height: 800 });
+
+    // The run's page: its badge, the failed scenarios only, and a scenario's trace.
+    await page.goto(`${server.url}/evaluations/${ids.run1}`);
+    await page.getByRole("heading", { level: 1, name: /first try/ }).waitFor();
+    const scenarios = page.getByRole("table", { name: /Scenarios of/ }).locator("tbody tr");
+    await expect.poll(() => scenarios.count()).toBe(3);
+    await page.getByText("1 of 3 loaded scenarios failed").waitFor();
+    await page.getByLabel("Failed only").check();
+    await page.waitForURL(/[?&]show=failed$/);
+    await expect.poll(() => scenarios.count()).toBe(1);
+    await expect(scenarios.textContent()).resolves.toContain("Peru");
+    await scenarios.getByRole("button", { name: /Open the trace of .*Peru/ }).click();
+    await page.waitForURL(/[?&]trace=[0-9a-f]{32}$/);
+    const trace = page.getByRole("dialog", { name: "Scenario trace" });
+    await trace.getByRole("region", { name: "Trace" }).waitFor();
+    await expect(trace.locator("pre").nth(1).textContent()).resolves.toContain("Cusco");
+    await expect(trace.textContent()).resolves.toContain("Peru");
+    await screenshot(page, "evaluation-trace");
+    await trace.getByRole("button", { name: "Close trace" }).click();
+    await expect(page.getByRole("dialog", { name: "Scenario trace" }).count()).resolves.toBe(0);
+    await page.getByLabel("Failed only").uncheck();
+    await expect.poll(() => scenarios.count()).toBe(3);
+
+    // The run with every case wrong is not shown as a success on its page either.
+    await page.goto(`${server.url}/evaluations/${zero.evaluation.id}`);
+    await page.locator("h1 .ev-status-failure", { hasText: "0% pass" }).waitFor();
+    await page.getByRole("region", { name: "Metrics of exact v1" }).getByText("0% (0/3)").waitFor();
+    await page.getByLabel("Failed only").check();
+    await expect.poll(() => scenarios.count()).toBe(3);
+  });
+
+  it("shows a running run's metrics as they accumulate, and the time it has left", async () => {
+    // Batches of 5 scenarios, one at a time: the run's progress and metrics grow by 5 every 2 s.
+    const small = await startConsoleServer({ TESSERA_EVALUATION_BATCH_SIZE: "5", TESSERA_EVALUATION_BATCHES: "1" });
+    try {
+      const rows = Array.from({ length: 30 }, (_, i) => ({ data: { country: `Country ${i}`, answer: "-" } }));
+      const testset = { slug: "thirty", data: { testcases: rows } };
+      const ts = (await small.api("POST", "/simple/testsets/", { testset })).testset;
+      const app = (await small.api("POST", "/simple/applications/", {
+        application: { slug: "geo", data: { uri: "svc:custom:code:v0", script: script("Lima") } },
+      })).application;
+      const pause = (await small.api("POST", "/simple/evaluators/", {
+        evaluator: {
+          slug: "pause-2s",
+          data: { uri: "agenta:custom:mock:v0", parameters: { key: "delay", kwargs: { seconds: 2, then: "pass" } } },
+        },
+      })).evaluator;
+      const run = await small.api("POST", "/simple/evaluations/", {
+        evaluation: {
+          name: "thirty by five",
+          data: {
+            testset_steps: [ts.revision_id], application_steps: [app.revision_id], evaluator_steps: [pause.revision_id],
+          },
+        },
+      });
+      const { page } = browser;
+      await signIn(page, small, `/evaluations/${run.evaluation.id}`);
+      const facts = page.locator("dl.facts");
+      const region = page.getByRole("region", { name: "Metrics of pause-2s v1" });
+      const score = region.getByRole("row").filter({ hasText: /^score/ });
+      // Before the end: a count of scenarios done so far, between one batch and the whole run.
+      await score.waitFor({ timeout: 20_000 });
+      await expect(page.locator("h1 .ev-status").textContent()).resolves.toMatch(/^(queued|running)$/);
+      await page.getByText("So far: the scenarios done yet; final when the run ends.").waitFor();
+      const early = Number(await score.locator("td").nth(1).textContent());
+      expect(early).toBeGreaterThanOrEqual(5);
+      expect(early).toBeLessThan(30);
+      await facts.getByText(/^about \d+ s left$/).waitFor({ timeout: 10_000 });
+      await page.setViewportSize({ width: 1280, height: 1000 });
+      await screenshot(page, "evaluation-run-live");
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.locator("h1 .ev-status", { hasText: "success" }).waitFor({ timeout: 40_000 });
+      await expect.poll(() => score.locator("td").nth(1).textContent(), { timeout: 10_000 }).toBe("30");
+      await expect(facts.getByText(/left$/).count()).resolves.toBe(0);
+      await expect(page.getByText("So far: the scenarios done yet; final when the run ends.").count()).resolves.toBe(0);
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { messageOf } from "../api.ts";
-import { fetchProgress, TERMINAL, type Progress } from "../evaluations.ts";
+import { durationText, etaSeconds, fetchProgress, TERMINAL, type Progress, type Sample } from "../evaluations.ts";
 
 /**
  * A run's progress, asked again every `every` ms while the run is not over (and once more when it ends,
@@ -58,7 +58,21 @@ export function ProgressSummary(props: { progress: Progress | null; compact?: bo
   );
 }
 
-/** A run's status as a coloured badge. */
-export function StatusBadge(props: { status: string }) {
-  return <span class={`badge ev-status ev-status-${props.status}`}>{props.status}</span>;
+/** A run's status as a coloured badge; `outcome` (from `outcomeOf`) overrides its words and colour. */
+export function StatusBadge(props: { status: string; outcome?: { label: string; tone: string } }) {
+  const { label, tone } = props.outcome ?? { label: props.status, tone: props.status };
+  const title = label === props.status ? undefined : `status ${props.status}`;
+  return <span class={`badge ev-status ev-status-${tone}`} title={title}>{label}</span>;
+}
+
+/** The time a running run has left at its pace so far (`about 40 s left`), from the progress seen by this page. */
+export function useEta(progress: Progress | null): string | null {
+  const [first, setFirst] = useState<Sample | null>(null);
+  const p = progress;
+  useEffect(() => {
+    if (p && !TERMINAL.includes(p.status) && !first) setFirst({ at: Date.now(), done: p.done });
+  }, [p, first]);
+  if (!p || TERMINAL.includes(p.status) || !first) return null;
+  const left = etaSeconds(first, { at: Date.now(), done: p.done }, p.scenarios);
+  return left === null ? "estimating…" : `about ${durationText(left)} left`;
 }

@@ -1,6 +1,8 @@
 import { EmptyState } from "../components/empty-state.tsx";
 import { Table } from "../components/table.tsx";
-import { brief, metricLabel, num, pinned, type Run, type Stats } from "../evaluations.ts";
+import {
+  brief, metricLabel, num, passShare, pinned, type Run, type RunMetricsData, type Stats,
+} from "../evaluations.ts";
 
 interface MetricRow {
   path: string;
@@ -12,9 +14,9 @@ const rank = (path: string) => (path.startsWith("attributes.ag.data.") ? 0 : pat
 
 /** The share of `true` of a boolean metric, as a percentage. */
 function passRate(stats: Stats): string {
-  if (stats.type !== "binary" || !stats.freq) return "";
-  const yes = stats.freq.find((f) => f.value === true);
-  return yes ? `${Math.round(yes.density * 1000) / 10}% (${yes.count}/${stats.count ?? 0})` : "";
+  const share = passShare(stats);
+  if (share === null) return "";
+  return `${Math.round(share * 1000) / 10}% (${Math.round(share * (stats.count ?? 0))}/${stats.count ?? 0})`;
 }
 
 /** What a non-numeric metric's values were: `Paris ×2, Lima ×1`. */
@@ -24,17 +26,22 @@ function spread(stats: Stats): string {
 }
 
 /** The run-wide metrics, a table per application and evaluator step. */
-export function RunMetrics(props: { run: Run; metrics: Record<string, Record<string, Stats>>; running: boolean }) {
+export function RunMetrics(props: { run: Run; metrics: RunMetricsData; running: boolean }) {
   const steps = (props.run.data?.steps ?? []).filter((s) => s.type !== "input" && props.metrics[s.key]);
   if (steps.length === 0) {
     return (
       <EmptyState title={props.running ? "No metrics yet" : "No metrics"}>
-        <p>{props.running ? "They are computed when the last scenario has run." : "This run recorded no results to measure."}</p>
+        <p>
+          {props.running
+            ? "They appear as the first scenarios finish, and grow as the others do."
+            : "This run recorded no results to measure."}
+        </p>
       </EmptyState>
     );
   }
   return (
     <div class="ev-metrics">
+      {props.running && <p class="muted">So far: the scenarios done yet; final when the run ends.</p>}
       {steps.map((step) => {
         const rows: MetricRow[] = Object.entries(props.metrics[step.key])
           .map(([path, stats]) => ({ path, stats }))

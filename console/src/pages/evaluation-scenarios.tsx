@@ -30,8 +30,27 @@ function Verdict(props: { result: Result | undefined; row: ScenarioRow }) {
   return outputs === undefined ? <span class="muted">{r.status}</span> : <code>{brief(outputs, 60)}</code>;
 }
 
-/** A run's scenarios, a page at a time: testcase inputs, the application's output, each evaluator's verdict, the trace. */
-export function ScenarioTable(props: { run: Run; refresh: string }) {
+/** Whether a scenario failed: its status, an error in any step, or an evaluator's `success: false`. */
+export function scenarioFailed(row: ScenarioRow): boolean {
+  if (row.scenario.status === "failure" || row.scenario.status === "errors") return true;
+  return Object.values(row.results).some((r) => {
+    if (r.error || r.status === "failure") return true;
+    const outputs = r.trace_id ? row.traces.get(r.trace_id)?.outputs : undefined;
+    return !!outputs && typeof outputs === "object" && (outputs as Record<string, unknown>).success === false;
+  });
+}
+
+/**
+ * A run's scenarios, a page at a time: testcase inputs, the application's output, each evaluator's verdict, and a
+ * button that opens the scenario's trace; `failedOnly` keeps the failed ones of the pages loaded.
+ */
+export function ScenarioTable(props: {
+  run: Run;
+  refresh: string;
+  failedOnly: boolean;
+  onFailedOnly: (on: boolean) => void;
+  onOpenTrace: (traceId: string) => void;
+}) {
   const { run } = props;
   const list = usePagedList(async (from, signal) => {
     const page = await queryScenarioRows(run.id, from, PAGE, signal);
@@ -63,14 +82,47 @@ export function ScenarioTable(props: { run: Run; refresh: string }) {
         return id ? <IdChip id={id} label="trace id" /> : <span class="muted">—</span>;
       },
     },
+    {
+      title: "Open",
+      cell: (r) => {
+        const id = (main ? r.results[main.key] : Object.values(r.results).find((x) => x.trace_id))?.trace_id;
+        const label = `Open the trace of ${r.inputs ? brief(r.inputs, 60) : r.scenario.id}`;
+        if (!id) return null;
+        return <button type="button" aria-label={label} onClick={() => props.onOpenTrace(id)}>Trace</button>;
+      },
+    },
   ];
+  const failed = rows.filter(scenarioFailed);
+  const shown = props.failedOnly ? failed : rows;
+  const filter = (
+    <div class="ev-filter">
+      <label>
+        <input
+          type="checkbox"
+          checked={props.failedOnly}
+          onChange={(e) => props.onFailedOnly(e.currentTarget.checked)}
+        />
+        {" "}Failed only
+      </label>
+      <span class="muted">{failed.length} of {rows.length} loaded scenarios failed</span>
+    </div>
+  );
 
   if (error && rows.length === 0) return <ErrorBanner message={error} onRetry={reload} />;
   if (loading && rows.length === 0) return <Loading />;
   if (rows.length === 0) return <EmptyState title="No scenarios"><p>This run has no testcases to run.</p></EmptyState>;
   return (
     <>
-      <Table caption={`Scenarios of ${run.name ?? run.id}`} columns={columns} rows={rows} rowKey={(r) => r.scenario.id} />
+      {filter}
+      {shown.length === 0 ? (
+        <EmptyState title="No failed scenario">
+          <p>None of the scenarios loaded failed. Untick “Failed only” to see them all.</p>
+        </EmptyState>
+      ) : (
+        <Table
+          caption={`Scenarios of ${run.name ?? run.id}`} columns={columns} rows={shown} rowKey={(r) => r.scenario.id}
+        />
+      )}
       <ListFooter list={list} />
     </>
   );

@@ -6,7 +6,10 @@ import { Loading } from "../components/loading.tsx";
 import { ProgressSummary, StatusBadge, useProgress } from "../components/run-progress.tsx";
 import { Table, type Column } from "../components/table.tsx";
 import { Time } from "../components/time.tsx";
-import { pinned, queryRuns, STATUSES, stepsOf, type Run } from "../evaluations.ts";
+import { useApi } from "../api.ts";
+import {
+  fetchManyRunMetrics, mainScores, outcomeOf, pinned, queryRuns, scoreText, STATUSES, stepsOf, type Run, type Score,
+} from "../evaluations.ts";
 import { usePagedList } from "../paged-list.ts";
 import { setQuery, type ViewProps } from "../router.ts";
 import { NewEvaluation } from "./evaluation-new.tsx";
@@ -44,6 +47,10 @@ function RunList(props: { status: string }) {
     [props.status],
   );
   const { items, loading, error, reload } = runs;
+  const ids = items.map((r) => r.id).join(",");
+  // One call for the metrics of every run listed; a run still going gets its scores when it ends.
+  const metrics = useApi((signal) => fetchManyRunMetrics(ids ? ids.split(",") : [], signal), [ids]);
+  const scoresOf = (run: Run) => mainScores(run, metrics.data?.get(run.id) ?? {});
 
   const steps = (run: Run, type: "input" | "invocation" | "annotation") => {
     const list = stepsOf(run, type);
@@ -59,7 +66,8 @@ function RunList(props: { status: string }) {
         </>
       ),
     },
-    { title: "Status", cell: (r) => <RowState run={r} /> },
+    { title: "Status", cell: (r) => <RowState run={r} scores={scoresOf(r)} onEnd={metrics.reload} /> },
+    { title: "Scores", cell: (r) => <Scores scores={scoresOf(r)} /> },
     { title: "Testset", cell: (r) => steps(r, "input"), wide: true },
     { title: "Application", cell: (r) => steps(r, "invocation"), wide: true },
     { title: "Evaluators", cell: (r) => steps(r, "annotation"), wide: true },
@@ -85,12 +93,27 @@ function RunList(props: { status: string }) {
   );
 }
 
-/** The run's status and progress, followed while it runs. */
-function RowState(props: { run: Run }) {
-  const { progress } = useProgress(props.run.id, 2000);
+/** A run's pass rates and mean scores: `exact success 66.7%`. */
+function Scores(props: { scores: Score[] }) {
+  if (props.scores.length === 0) return <span class="muted">—</span>;
+  return (
+    <span class="ev-scores">
+      {props.scores.map((s) => (
+        <span title={`${s.kind === "pass" ? "pass rate" : "mean"} over ${s.count}`}>
+          {s.label} <strong class={s.kind === "pass" && s.value === 0 ? "ev-score-low" : ""}>{scoreText(s)}</strong>
+        </span>
+      ))}
+    </span>
+  );
+}
+
+/** The run's status (its outcome once it has ended) and progress, followed while it runs. */
+function RowState(props: { run: Run; scores: Score[]; onEnd: () => void }) {
+  const { progress } = useProgress(props.run.id, 2000, props.onEnd);
+  const status = progress?.status ?? props.run.status;
   return (
     <span class="ev-state">
-      <StatusBadge status={progress?.status ?? props.run.status} />
+      <StatusBadge status={status} outcome={outcomeOf(status, props.scores, progress?.failed ?? 0)} />
       <ProgressSummary progress={progress} compact />
     </span>
   );
