@@ -9,7 +9,9 @@ type DatabaseConfig = Pick<Config, "databaseUrl" | "dataDir">
 
 /** PostgreSQL when `DATABASE_URL` is set, otherwise embedded PGlite under `TESSERA_DATA_DIR/db`. */
 export function openDatabase(config: DatabaseConfig): Promise<Database> {
-  if (!config.databaseUrl) return openPglite(join(config.dataDir, "db"), { sharedBuffersMb: config.embeddedSharedBuffersMb });
+  if (!config.databaseUrl) {
+    return openPglite(join(config.dataDir, "db"), { sharedBuffersMb: config.embeddedSharedBuffersMb });
+  }
   return openPostgres(config.databaseUrl, {
     poolSize: config.dbPoolSize,
     connectTimeoutMs: config.dbConnectTimeoutMs,

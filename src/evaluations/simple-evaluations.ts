@@ -62,7 +62,8 @@ export async function createSimpleEvaluation(
   else if (!clientDriven) {
     // A query step takes the traces that started before the run: a plan taken over after a crash sees the same ones.
     const window = queried.length ? { newest: new Date().toISOString() } : undefined;
-    await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, key: runId, payload: { run_id: runId, window } }]);
+    const payload = { run_id: runId, window };
+    await enqueue(tx, [{ queue: PLAN_QUEUE, projectId: scope.projectId, key: runId, payload }]);
   }
   return reconcileRun(tx, scope, run, new Set());
 }

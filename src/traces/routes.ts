@@ -172,7 +172,8 @@ export async function traceRoutes(app: FastifyInstance, ctx: AppContext) {
       filtering = saved.filtering ?? filtering;
       windowing = windowing ?? (saved.windowing as SpanWindow | null | undefined);
     }
-    const { spans, next } = await querySpans(ctx.db, req.scope, { focus: "trace", filtering, windowing: windowing ?? {} });
+    const query = { focus: "trace" as const, filtering, windowing: windowing ?? {} };
+    const { spans, next } = await querySpans(ctx.db, req.scope, query);
     const traces = tracesOf(spans);
     return { count: traces.length, traces, ...(next ? { windowing: next } : {}) };
   });

@@ -79,16 +79,19 @@ export function Webhooks() {
   const create = (event: Event) => {
     event.preventDefault();
     void act(async () => {
-      const answer = await api<{ subscription: Subscription & { secret?: string } }>("POST", "/webhooks/subscriptions/", {
-        subscription: { name: name.trim() || null, data: { url: url.trim(), event_types: events, auth_mode: mode } },
-      });
+      const data = { url: url.trim(), event_types: events, auth_mode: mode };
+      const subscription = { name: name.trim() || null, data };
+      const answer = await api<{ subscription: Subscription & { secret?: string } }>(
+        "POST", "/webhooks/subscriptions/", { subscription },
+      );
       setSecret(answer.subscription.secret ?? null);
       setName("");
       setUrl("");
     });
   };
   const test = (s: Subscription) => act(async () => {
-    const { delivery } = await api<{ delivery: Delivery }>("POST", "/webhooks/subscriptions/test", { subscription_id: s.id });
+    const body = { subscription_id: s.id };
+    const { delivery } = await api<{ delivery: Delivery }>("POST", "/webhooks/subscriptions/test", body);
     setOpen(s);
     return `Test sent to ${urlOf(s)}: ${outcomeOf(delivery)}`;
   });
@@ -137,7 +140,8 @@ export function Webhooks() {
       {loaded.error && <ErrorBanner message={loaded.error} onRetry={loaded.reload} />}
       {!loaded.data && !loaded.error && <Loading />}
       {loaded.data && (loaded.data.subscriptions.length
-        ? <Table caption="Webhook subscriptions" columns={columns} rows={loaded.data.subscriptions} rowKey={(s) => s.id} />
+        ? <Table caption="Webhook subscriptions" columns={columns} rows={loaded.data.subscriptions}
+          rowKey={(s) => s.id} />
         : <p class="muted">No subscriptions yet: add one below with the URL that should receive the events.</p>)}
       {notice && <div class="banner" role="status">{notice}</div>}
       {secret && (
@@ -152,7 +156,8 @@ export function Webhooks() {
       <form class="settings-form" noValidate onSubmit={create} aria-label="Add a webhook">
         <div class="field">
           <label for="webhook-name">Name</label>
-          <input id="webhook-name" value={name} placeholder="cache purge" onInput={(e) => setName(e.currentTarget.value)} />
+          <input id="webhook-name" value={name} placeholder="cache purge"
+            onInput={(e) => setName(e.currentTarget.value)} />
         </div>
         <div class="field">
           <label for="webhook-url">URL</label>
@@ -164,7 +169,8 @@ export function Webhooks() {
           {EVENTS.map(([type, label]) => (
             <label key={type} class="checkbox">
               <input type="checkbox" checked={events.includes(type)}
-                onChange={(e) => setEvents(e.currentTarget.checked ? [...events, type] : events.filter((t) => t !== type))} />
+                onChange={(e) => setEvents(e.currentTarget.checked
+                  ? [...events, type] : events.filter((t) => t !== type))} />
               {label}
             </label>
           ))}
@@ -213,7 +219,10 @@ function DeliveryLog({ subscription, onClose }: { subscription: Subscription; on
   };
   const columns: Column<Delivery>[] = [
     { title: "Sent", cell: (d) => <Time value={d.created_at} /> },
-    { title: "Event", cell: (d) => <code>{String((d.data as { event_type?: string } | undefined)?.event_type ?? "")}</code> },
+    {
+      title: "Event",
+      cell: (d) => <code>{String((d.data as { event_type?: string } | undefined)?.event_type ?? "")}</code>,
+    },
     {
       title: "Status",
       cell: (d) => {

@@ -19,7 +19,8 @@ export async function scheduleLiveWindow(
   db: Queryable, projectId: string, runId: string, oldest: Date, intervalMs: number,
 ): Promise<void> {
   const newest = new Date(oldest.getTime() + intervalMs);
-  const window = { oldest: oldest.toISOString(), newest: newest.toISOString(), interval: Math.round(intervalMs / 1000) };
+  const interval = Math.round(intervalMs / 1000);
+  const window = { oldest: oldest.toISOString(), newest: newest.toISOString(), interval };
   await enqueue(db, [{
     queue: LIVE_QUEUE, projectId, key: `${runId}@${window.newest}`, payload: { run_id: runId, window },
     delayMs: Math.max(0, newest.getTime() - Date.now()),
@@ -33,7 +34,9 @@ interface LiveRun {
 }
 
 /** Plans each window of live runs that are still active, and queues the next one. */
-export function liveHandler(db: Database, options: { batchSize: number; maxTraces: number; intervalMs: number }): JobHandler<PlanPayload> {
+export function liveHandler(
+  db: Database, options: { batchSize: number; maxTraces: number; intervalMs: number },
+): JobHandler<PlanPayload> {
   return {
     queue: LIVE_QUEUE,
     async run(job: Job<PlanPayload>) {
@@ -52,7 +55,8 @@ export function liveHandler(db: Database, options: { batchSize: number; maxTrace
       const scope: Scope = { projectId: job.projectId!, userId: run.created_by_id };
       const planned = { ...job.payload.planned };
       for (const step of run.data.steps.filter((s) => s.references.query_revision)) {
-        await planTraces(db, { job, planned, scope, runId, step, batchSize: options.batchSize, maxTraces: options.maxTraces });
+        const { batchSize, maxTraces } = options;
+        await planTraces(db, { job, planned, scope, runId, step, batchSize, maxTraces });
       }
       await db.transaction(async (tx) => {
         await complete(tx, job);

@@ -31,11 +31,11 @@ export interface PlanPayload {
   run_id: string;
   /** Testcases (or traces) planned so far, by input step key: where a plan taken over after a crash goes on. */
   planned?: Record<string, number>;
-  /** The start times a query step's traces are taken from: fixed when the plan is queued, so a retried plan sees the same traces. */
+  /** Start times a query step's traces come from: fixed when the plan is queued, so a retry sees the same ones. */
   window?: TraceWindow;
 }
 
-/** A window of trace start times (`oldest` inclusive, `newest` exclusive); a live run's scenarios are stamped with it. */
+/** A window of trace start times (`oldest` inclusive, `newest` exclusive); a live run's scenarios carry it. */
 export interface TraceWindow {
   oldest?: string;
   newest: string;
@@ -156,10 +156,15 @@ export async function planTraces(db: Database, p: TracePlan): Promise<void> {
       if (!run?.active) return false;
       const from = planned[step.key] ?? 0;
       const slice = ids.slice(from, from + PLAN_ROWS);
-      const plan: LeafPlan = { scope, run, runId, stepKey: step.key, shape: null, repeated: new Set(), batchSize: p.batchSize };
+      const plan: LeafPlan = {
+        scope, run, runId, stepKey: step.key, shape: null, repeated: new Set(), batchSize: p.batchSize,
+      };
       await planRows(tx, plan, slice, { field: "trace_id", stamp });
       planned[step.key] = from + slice.length;
-      await tx.query("UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'queued'", [runId]);
+      await tx.query(
+        "UPDATE evaluation_runs SET status = 'running', updated_at = now() WHERE id = $1 AND status = 'queued'",
+        [runId],
+      );
       if (!(await savePayload(tx, job, { ...job.payload, planned }))) throw new Error("the plan's lease was lost");
       return planned[step.key]! < ids.length;
     });
@@ -206,7 +211,9 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
   const bytes = await readChunks(tx, scope.projectId, fresh.map((f) => f.leaf.hash));
   const ids = fresh.flatMap((f) => unpackIds(bytes.get(f.leaf.hash)!).slice(f.skip));
   const made: string[] = [];
-  for (let i = 0; i < ids.length; i += PLAN_ROWS) made.push(...(await planRows(tx, plan, ids.slice(i, i + PLAN_ROWS), TESTCASES)));
+  for (let i = 0; i < ids.length; i += PLAN_ROWS) {
+    made.push(...(await planRows(tx, plan, ids.slice(i, i + PLAN_ROWS), TESTCASES)));
+  }
   if (shape) {
     // Scenario ids are made in increasing order, so each leaf's scenarios are the range from its first to its last.
     const own: Chunk[] = [];

@@ -9,7 +9,8 @@ import type { ComputedStep } from "./result-hash.ts";
 
 /*
  * A simple evaluation names revisions; its run pins them as steps, as the reference builds them:
- * `testset-<revision slug>` or `query-<slug>` (input), `application-<slug>` (invocation), `evaluator-<slug>` (annotation),
+ * `testset-<revision slug>` or `query-<slug>` (input), `application-<slug>` (invocation), `evaluator-<slug>`
+ * (annotation),
  * each with the artifact, variant and revision it pins.
  */
 
@@ -64,7 +65,9 @@ export async function buildSteps(db: Queryable, scope: Scope, steps: SimpleSteps
 
 /** The simple evaluation's step targets read back from a run's steps. */
 export function simpleSteps(steps: RunStep[] | null | undefined): Required<SimpleSteps> {
-  const out: Required<SimpleSteps> = { query_steps: null, testset_steps: null, application_steps: null, evaluator_steps: null };
+  const out: Required<SimpleSteps> = {
+    query_steps: null, testset_steps: null, application_steps: null, evaluator_steps: null,
+  };
   for (const family of FAMILIES) {
     const picked = (steps ?? []).filter((s) => s.key.startsWith(`${family.prefix}-`) && s.references[`${family.name}_revision`]);
     if (picked.length) out[family.field] = Object.fromEntries(picked.map((s) => [s.references[`${family.name}_revision`].id, s.origin]));

@@ -6,7 +6,8 @@ import { planHandler } from "./plan.ts";
 
 /** This process's share of evaluation work (plans and batches), or null when it is configured to run none. */
 export function evaluationWorker(ctx: AppContext, onError: (error: unknown) => void): JobWorker | null {
-  const { batches, batchSize, concurrency, leaseMs, projectBatches, maxTraces, liveIntervalMs } = ctx.config.evaluations;
+  const { batches, batchSize, concurrency, leaseMs, projectBatches } = ctx.config.evaluations;
+  const { maxTraces, liveIntervalMs } = ctx.config.evaluations;
   if (batches === 0) return null;
   return new JobWorker(ctx.db, [
     planHandler(ctx.db, batchSize, maxTraces),
