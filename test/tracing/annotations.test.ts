@@ -135,6 +135,8 @@ describe("/simple/traces/", () => {
     }, 400, /references\.evaluator\.id/);
     expect((await project.ok<Json>("POST", "/simple/evaluators/query", { evaluator: { slug: evaluator } })).count)
       .toBe(0);
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`l${i}`, invocation()]));
+    await bad({ trace: { data: { a: 1 }, links: many } }, 422, /links/);
     const res = await project.call("GET", "/simple/traces/not-an-id");
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(/trace_id/);
