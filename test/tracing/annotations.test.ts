@@ -143,6 +143,40 @@ describe("/simple/traces/", () => {
   });
 });
 
+describe("nasty input", () => {
+  it("never answers a 500, and answers each 4xx with a detail", async () => {
+    const link = invocation();
+    const bodies: [string, string][] = [
+      ["NUL in tags, meta and a slug", JSON.stringify({ trace: {
+        data: { o: "a\u0000" }, tags: { t: "a\u0000b" }, meta: { m: "\u0000" },
+        references: { evaluator: { slug: "n\u0000ul" } }, links: { i: link },
+      } })],
+      ["lone surrogate", `{"trace":{"data":{"o":"\\ud800"},"links":{"i":${JSON.stringify(link)}}}}`],
+      ["huge number", `{"trace":{"data":{"o":1e400,"p":123456789012345678901234567890}}}`],
+      ["tags that are no labels", JSON.stringify({ trace: { data: { o: 1 }, tags: { t: { deep: [1, { x: null }] } } } })],
+      ["a link that is a string", JSON.stringify({ trace: { data: { o: 1 }, links: { i: "abc" } } })],
+      ["a reference that is a number", JSON.stringify({ trace: { data: { o: 1 }, references: { evaluator: 3 } } })],
+      ["a dotted tag key", JSON.stringify({ trace: { data: { o: 1 }, tags: { "a.b": "c", "": "e" } } })],
+      ["__proto__ in data", `{"trace":{"data":{"__proto__":{"x":1}}}}`],
+    ];
+    for (const [name, payload] of bodies) {
+      for (const url of ["/api/simple/traces/", "/api/annotations/"]) {
+        const body = url.includes("annotations") ? payload.replace('{"trace"', '{"annotation"') : payload;
+        const res = await server.app.inject({
+          method: "POST", url, payload: body,
+          headers: { authorization: `ApiKey ${project.key}`, "content-type": "application/json" },
+        });
+        expect(res.statusCode, `${name} ${url}: ${res.body.slice(0, 300)}`).toBeLessThan(500);
+        if (res.statusCode >= 400) expect(res.json(), name).toHaveProperty("detail");
+      }
+    }
+    const query = await project.call("POST", "/simple/traces/query", {
+      trace: { links: { i: { trace_id: "zz" } }, references: { e: { id: "not-a-uuid" } }, tags: { "": null } },
+    });
+    expect(query.statusCode, query.body).toBeLessThan(500);
+  });
+});
+
 describe("/annotations/", () => {
   it("creates an annotation for an evaluator given by slug, checks later outputs against its schema", async () => {
     const evaluator = slug();

@@ -132,7 +132,6 @@ async function resolvedReferences(
   deps: SimpleTraceDeps, scope: Scope, mode: SimpleTraceMode, t: SimpleTraceEdit, creating: boolean,
 ): Promise<Json> {
   const references: Json = { ...(t.references ?? {}) };
-  checkReferences(references);
   const linked = spanLinks(t.links).length > 0 || Object.keys(t.links ?? {}).length > 0;
   if (mode === "trace" && (!creating || !references.evaluator || !linked)) return references;
   if (mode === "annotation" && !references.evaluator && !references.evaluator_variant &&
@@ -150,12 +149,11 @@ async function resolvedReferences(
   return found.references;
 }
 
-async function write(
-  deps: SimpleTraceDeps, scope: Scope, ids: { traceId: string; spanId: string; start: string },
-  flags: Json, t: SimpleTraceEdit, references: Json,
-): Promise<void> {
+type SpanIds = { traceId: string; spanId: string; start: string };
+
+function spanOf(ids: SpanIds, flags: Json, t: SimpleTraceEdit, references: Json): Json {
   const evaluator = references.evaluator?.slug;
-  const span = {
+  return {
     trace_id: ids.traceId, span_id: ids.spanId, span_name: typeof evaluator === "string" ? evaluator : "annotation",
     start_time: ids.start, end_time: ids.start, span_kind: "SPAN_KIND_INTERNAL",
     attributes: {
@@ -166,18 +164,28 @@ async function write(
     },
     links: spanLinks(t.links),
   };
-  await ingestJsonSpans(deps.db, scope, [span]);
+}
+
+/**
+ * Checks the ids the trace names, resolves its references, then stores its span (a body within the depth limit
+ * is within the store's: the span's attributes nest `data` as deep as the body does).
+ */
+async function write(
+  deps: SimpleTraceDeps, scope: Scope, mode: SimpleTraceMode, ids: SpanIds, flags: Json, t: SimpleTraceEdit,
+  creating: boolean,
+): Promise<void> {
+  checkReferences(t.references ?? {});
+  const references = await resolvedReferences(deps, scope, mode, t, creating);
+  await ingestJsonSpans(deps.db, scope, [spanOf(ids, flags, t, references)]);
 }
 
 /** Creates a one-span trace under new ids; answers it as `fetchSimpleTrace` would. */
 export async function createSimpleTrace(
   deps: SimpleTraceDeps, scope: Scope, mode: SimpleTraceMode, t: SimpleTraceCreate,
 ): Promise<Json> {
-  spanLinks(t.links);
-  const references = await resolvedReferences(deps, scope, mode, t, true);
   const traceId = randomUUID().replaceAll("-", "");
   const spanId = randomUUID().replaceAll("-", "").slice(16);
-  await write(deps, scope, { traceId, spanId, start: new Date().toISOString() }, flagsOf(t), t, references);
+  await write(deps, scope, mode, { traceId, spanId, start: new Date().toISOString() }, flagsOf(t), t, true);
   return (await readTrace(deps.db, scope, traceIdToUuid(traceId)))!;
 }
 
@@ -197,10 +205,8 @@ export async function editSimpleTrace(
   const next: SimpleTraceEdit = {
     ...edit, references: edit.references ?? existing.references, links: edit.links ?? existing.links,
   };
-  spanLinks(next.links);
-  const references = await resolvedReferences(deps, scope, mode, next, false);
   const ids = { traceId: traceIdHex(id), spanId: spanIdHex(root.span_id), start: root.start_time };
-  await write(deps, scope, ids, root.attributes.ag?.flags ?? {}, next, references);
+  await write(deps, scope, mode, ids, root.attributes.ag?.flags ?? {}, next, false);
   return readTrace(deps.db, scope, id);
 }
 
