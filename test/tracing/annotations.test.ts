@@ -62,6 +62,21 @@ describe("/simple/traces/", () => {
       .toEqual({ count: 0 });
   });
 
+  it("retires cached resolutions when it creates an evaluator, so its slug resolves at once", async () => {
+    const evaluator = slug();
+    const retrieve = () =>
+      project.call("POST", "/evaluators/revisions/retrieve", { evaluator_ref: { slug: evaluator } });
+    expect((await retrieve()).json()).toEqual({ count: 0, evaluator_revision: null });
+    await project.ok("POST", "/simple/traces/", {
+      trace: {
+        data: { outputs: { ok: true } }, references: { evaluator: { slug: evaluator } }, links: { i: invocation() },
+      },
+    }, 202);
+    const after = await retrieve();
+    expect(after.statusCode, after.body).toBe(200);
+    expect(after.json().evaluator_revision.data.uri).toBe("agenta:custom:feedback:v0");
+  });
+
   it("creates no evaluator for a trace without links, and keeps links that name no span out of storage", async () => {
     const evaluator = slug();
     const created = await project.ok<Json>("POST", "/simple/traces/", {
@@ -153,7 +168,8 @@ describe("nasty input", () => {
       } })],
       ["lone surrogate", `{"trace":{"data":{"o":"\\ud800"},"links":{"i":${JSON.stringify(link)}}}}`],
       ["huge number", `{"trace":{"data":{"o":1e400,"p":123456789012345678901234567890}}}`],
-      ["tags that are no labels", JSON.stringify({ trace: { data: { o: 1 }, tags: { t: { deep: [1, { x: null }] } } } })],
+      ["tags that are no labels",
+        JSON.stringify({ trace: { data: { o: 1 }, tags: { t: { deep: [1, { x: null }] } } } })],
       ["a link that is a string", JSON.stringify({ trace: { data: { o: 1 }, links: { i: "abc" } } })],
       ["a reference that is a number", JSON.stringify({ trace: { data: { o: 1 }, references: { evaluator: 3 } } })],
       ["a dotted tag key", JSON.stringify({ trace: { data: { o: 1 }, tags: { "a.b": "c", "": "e" } } })],
