@@ -77,6 +77,18 @@ describe("/simple/traces/", () => {
     expect(after.json().evaluator_revision.data.uri).toBe("agenta:custom:feedback:v0");
   });
 
+  it("creates one evaluator when several annotations name a new slug at once", async () => {
+    const evaluator = slug();
+    const created = await Promise.all(Array.from({ length: 6 }, () => project.ok<Json>("POST", "/annotations/", {
+      annotation: {
+        data: { outputs: { s: 1 } }, references: { evaluator: { slug: evaluator } }, links: [invocation()],
+      },
+    })));
+    const found = await project.ok<Json>("POST", "/simple/evaluators/query", { evaluator: { slug: evaluator } });
+    expect(found.count).toBe(1);
+    for (const { annotation } of created) expect(annotation.references.evaluator.id).toBe(found.evaluators[0].id);
+  });
+
   it("creates no evaluator for a trace without links, and keeps links that name no span out of storage", async () => {
     const evaluator = slug();
     const created = await project.ok<Json>("POST", "/simple/traces/", {

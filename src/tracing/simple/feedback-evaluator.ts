@@ -39,14 +39,14 @@ async function findRevision(db: Database, scope: Scope, refs: Refs): Promise<Rev
 
 /**
  * The references with the evaluator's three resolved (`{evaluator, evaluator_variant, evaluator_revision}` by id
- * and slug, the revision with its version), and the evaluator's outputs schema. With `create`, an evaluator not
- * found is created first (a slug taken meanwhile by another request is read back instead).
+ * and slug, the revision with its version), and the evaluator's outputs schema. An evaluator not found is created
+ * first (a slug taken meanwhile by another request is read back instead).
  */
 export async function resolveFeedbackEvaluator(
-  db: Database, scope: Scope, config: Config, refs: Refs, outputs: unknown, create: boolean,
+  db: Database, scope: Scope, config: Config, refs: Refs, outputs: unknown,
 ): Promise<{ references: Refs; outputsSchema: unknown } | null> {
   let revision = await findRevision(db, scope, refs);
-  if (!revision && create) {
+  if (!revision) {
     const slug = (refs.evaluator as Reference | undefined)?.slug ?? randomUUID().replaceAll("-", "").slice(-12);
     const input = {
       slug, name: slug, flags: { is_evaluator: true, is_feedback: true },

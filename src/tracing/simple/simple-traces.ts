@@ -140,7 +140,7 @@ async function resolvedReferences(
       type: "missing" }]);
   }
   const outputs = t.data.outputs ?? t.data;
-  const found = await resolveFeedbackEvaluator(deps.db, scope, deps.config, references, outputs, true);
+  const found = await resolveFeedbackEvaluator(deps.db, scope, deps.config, references, outputs);
   if (!found) return references;
   if (mode === "annotation") {
     const issues = outputIssues(outputs, found.outputsSchema, ["body", "annotation", "data", "outputs"]);
