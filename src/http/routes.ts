@@ -19,6 +19,7 @@ import { secretRoutes } from "../secrets/routes.ts";
 import { traceRoutes } from "../traces/routes.ts";
 import { otlpRoutes } from "../tracing/otlp/routes.ts";
 import { tracingRoutes } from "../tracing/routes.ts";
+import { simpleTraceRoutes } from "../tracing/simple/simple-trace-routes.ts";
 import { aggregateRoutes } from "../tracing/aggregate-routes.ts";
 import { queueRoutes } from "../evaluations/queues/routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
@@ -53,6 +54,8 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(otlpRoutes, ctx);
   await app.register(tracingRoutes, ctx);
   await app.register(aggregateRoutes, ctx);
+  await app.register(simpleTraceRoutes("trace"), ctx);
+  await app.register(simpleTraceRoutes("annotation"), ctx);
   await app.register(evaluationRoutes, ctx);
   await app.register(queueRoutes, ctx);
   await app.register(simpleEvaluationRoutes, ctx);

@@ -32,8 +32,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // POST routes that only read: everything else that is not a GET may change what a reference resolves to.
 const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect|compare)\/?$/;
 // Evaluations and annotation queues write runs and results, ingestion writes spans, webhooks their subscriptions and
-// deliveries: never what a reference resolves to.
-const KEEPS_REFERENCES = /^(\/api)?\/((simple\/)?(evaluations|queues)|otlp|tracing|traces|spans|webhooks)\//;
+// deliveries: never what a reference resolves to. A simple trace's edit or delete writes only its span; creating one,
+// or any annotation write, may create an evaluator.
+const KEEPS_REFERENCES =
+  /^(\/api)?\/(((simple\/)?(evaluations|queues)|otlp|tracing|traces|spans|webhooks)\/|simple\/traces\/[0-9a-fA-F-]{32,36}\/?(\?|$))/;
 const writes = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && !(method === "POST" && READ_BY_POST.test(url)) && !KEEPS_REFERENCES.test(url);
 

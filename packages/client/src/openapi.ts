@@ -63,6 +63,624 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/annotations/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an annotation (one span under new ids)
+         * @description The evaluator reference is required; it is resolved (created when the project has none of that slug, its outputs schema inferred from these outputs) and `data.outputs` must fit its outputs schema (`422` otherwise). Stored as a trace of type `annotation`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        annotation: {
+                            channel?: ("otlp" | "web" | "sdk" | "api") | null;
+                            /** @description The payload, e.g. `{outputs: {score: 1}}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            kind?: ("adhoc" | "eval" | "play") | null;
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            origin?: ("custom" | "human" | "auto") | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotation?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/annotations/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch an annotation by trace id
+         * @description `{count: 0}` when this project holds no such trace (or it has no `data`); a malformed id is a `400`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotation?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /**
+         * Edit an annotation: its data, tags and meta replaced, references and links when given (as PATCH)
+         * @description Origin, kind and channel stay as created. The evaluator reference is required; it is resolved (created when the project has none of that slug, its outputs schema inferred from these outputs) and `data.outputs` must fit its outputs schema (`422` otherwise). `{count: 0}` when this project holds no such trace.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        annotation: {
+                            /** @description The payload, e.g. `{outputs: {score: 1}}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotation?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        post?: never;
+        /**
+         * Delete an annotation
+         * @description Answers the deleted span's ids; `{count: 0}` when this project holds no such trace.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotation_link?: {
+                                span_id: string;
+                                trace_id: string;
+                            };
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Edit an annotation: its data, tags and meta replaced, references and links when given
+         * @description Origin, kind and channel stay as created. The evaluator reference is required; it is resolved (created when the project has none of that slug, its outputs schema inferred from these outputs) and `data.outputs` must fit its outputs schema (`422` otherwise). `{count: 0}` when this project holds no such trace.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        annotation: {
+                            /** @description The payload, e.g. `{outputs: {score: 1}}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotation?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/annotations/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query annotations
+         * @description `annotation`: origin, kind, channel, tags, meta, references (e.g. `{evaluator: {slug}}`) and links (a map: all must match; a list: any) the traces must have; `annotation_links`: only these traces. Newest first, at most 1000 (`windowing` pages). Only traces of type `annotation`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        annotation?: ({
+                            channel?: ("otlp" | "web" | "sdk" | "api") | null;
+                            kind?: ("adhoc" | "eval" | "play") | null;
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            origin?: ("custom" | "human" | "auto") | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        annotation_links?: ({
+                            span_id?: string | null;
+                            trace_id?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[] | null;
+                        windowing?: ({
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            annotations: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            }[];
+                            count: number;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/applications/": {
         parameters: {
             query?: never;
@@ -20208,6 +20826,624 @@ export interface paths {
                     content: {
                         "application/json": {
                             [key: string]: unknown;
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/traces/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a simple trace (one span under new ids)
+         * @description With links and an evaluator reference, the evaluator is resolved (created when the project has none of that slug) and the references answer its id, variant and revision. Stored as a trace of type `annotation`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        trace: {
+                            channel?: ("otlp" | "web" | "sdk" | "api") | null;
+                            /** @description The payload, e.g. `{outputs: {score: 1}}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            kind?: ("adhoc" | "eval" | "play") | null;
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            origin?: ("custom" | "human" | "auto") | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/simple/traces/{trace_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch a simple trace by trace id
+         * @description `{count: 0}` when this project holds no such trace (or it has no `data`); a malformed id is a `400`.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        /**
+         * Edit a simple trace: its data, tags and meta replaced, references and links when given (as PATCH)
+         * @description Origin, kind and channel stay as created. With links and an evaluator reference, the evaluator is resolved (created when the project has none of that slug) and the references answer its id, variant and revision. `{count: 0}` when this project holds no such trace.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        trace: {
+                            /** @description The payload, e.g. `{outputs: {score: 1}}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        post?: never;
+        /**
+         * Delete a simple trace
+         * @description Answers the deleted span's ids; `{count: 0}` when this project holds no such trace.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            link?: {
+                                span_id: string;
+                                trace_id: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        options?: never;
+        head?: never;
+        /**
+         * Edit a simple trace: its data, tags and meta replaced, references and links when given
+         * @description Origin, kind and channel stay as created. With links and an evaluator reference, the evaluator is resolved (created when the project has none of that slug) and the references answer its id, variant and revision. `{count: 0}` when this project holds no such trace.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    trace_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        trace: {
+                            /** @description The payload, e.g. `{outputs: {score: 1}}` */
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            trace?: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        trace?: never;
+    };
+    "/api/simple/traces/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query traces
+         * @description `trace`: origin, kind, channel, tags, meta, references (e.g. `{evaluator: {slug}}`) and links (a map: all must match; a list: any) the traces must have; `links`: only these traces. Newest first, at most 1000 (`windowing` pages). Traces of type invocation or annotation.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        links?: ({
+                            span_id?: string | null;
+                            trace_id?: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[] | null;
+                        trace?: ({
+                            channel?: ("otlp" | "web" | "sdk" | "api") | null;
+                            kind?: ("adhoc" | "eval" | "play") | null;
+                            links?: ({
+                                [key: string]: ({
+                                    span_id?: string | null;
+                                    trace_id?: string | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | ({
+                                span_id?: string | null;
+                                trace_id?: string | null;
+                            } & {
+                                [key: string]: unknown;
+                            })[]) | null;
+                            meta?: {
+                                [key: string]: unknown;
+                            } | null;
+                            origin?: ("custom" | "human" | "auto") | null;
+                            references?: {
+                                [key: string]: ({
+                                    id?: string | null;
+                                    slug?: string | null;
+                                    version?: (string | number) | null;
+                                } & {
+                                    [key: string]: unknown;
+                                }) | null;
+                            } | null;
+                            tags?: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        windowing?: ({
+                            limit?: number | null;
+                            newest?: (string | number) | null;
+                            next?: string | null;
+                            oldest?: (string | number) | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            count: number;
+                            traces: {
+                                /** @description Through what: `api` (the default), `sdk`, `web` or `otlp` */
+                                channel: "otlp" | "web" | "sdk" | "api";
+                                created_at?: string;
+                                created_by_id?: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Why: `adhoc` (the default), `eval` (within an evaluation) or `play` */
+                                kind: "adhoc" | "eval" | "play";
+                                links: {
+                                    [key: string]: {
+                                        span_id: string;
+                                        trace_id: string;
+                                    };
+                                };
+                                meta?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Who produced it: `custom` (the default), `human` (feedback) or `auto` */
+                                origin: "custom" | "human" | "auto";
+                                references: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                span_id: string;
+                                tags?: {
+                                    [key: string]: unknown;
+                                };
+                                trace_id: string;
+                            }[];
                         };
                     };
                 };
