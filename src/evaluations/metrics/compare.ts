@@ -113,6 +113,20 @@ function headline(m: Metric): number | null {
 const outcomeKey = (o: { status: string; outputs: unknown } | undefined) =>
   (o ? `${o.status} ${canonicalJson(o.outputs ?? null)}` : "-");
 
+/** The outputs of these traces' root spans, by trace id, read a page of ids at a time. */
+async function traceOutputs(db: Queryable, projectId: string, traceIds: string[]): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  const ids = [...new Set(traceIds)];
+  for (let i = 0; i < ids.length; i += 5000) {
+    const rows = await db.query<{ trace_id: string; outputs: unknown }>(
+      "SELECT trace_id, outputs FROM traces WHERE project_id = $1 AND trace_id = ANY($2::text[])",
+      [projectId, ids.slice(i, i + 5000)],
+    );
+    for (const r of rows) out.set(r.trace_id, r.outputs);
+  }
+  return out;
+}
+
 /** Testcases present in every run whose step outputs differ between runs, and how many matched or did not. */
 async function changedScenarios(
   db: Queryable, scope: Scope, runIds: string[], stepArtifact: Map<string, Map<string, string>>, page: ComparePage,
@@ -120,13 +134,17 @@ async function changedScenarios(
   const { limit = COMPARE_LIMIT, offset = 0 } = page;
   const params: unknown[] = [scope.projectId];
   const from = await runRows(db, scope.projectId, results, runIds, params);
-  const rows = await db.query<{ run_id: string; testcase_id: string; step_key: string; status: string; outputs: unknown }>(
-    `SELECT r.run_id, r.testcase_id, r.step_key, r.status, t.outputs
-     FROM ${from} r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
+  const found = await db.query<{ run_id: string; testcase_id: string; step_key: string; status: string; trace_id: string }>(
+    `SELECT r.run_id, r.testcase_id, r.step_key, r.status, r.trace_id
+     FROM ${from} r
      WHERE r.project_id = $1 AND r.testcase_id IS NOT NULL AND r.hash_id IS NOT NULL AND r.repeat_idx = 0
      ORDER BY r.testcase_id, r.run_id`,
     params,
   );
+  // The outputs are read by trace id apart: joined to the traces view, a planner without statistics on a large run
+  // compared every result with every root span of the project (a minute for 5,000 testcases).
+  const outputs = await traceOutputs(db, scope.projectId, found.map((r) => r.trace_id).filter(Boolean));
+  const rows = found.map((r) => ({ ...r, outputs: outputs.get(r.trace_id) ?? null }));
   // testcase → artifact → run index → outcome
   const table = new Map<string, Map<string, ({ status: string; outputs: unknown } | undefined)[]>>();
   for (const r of rows.map(fromJsonb)) {
