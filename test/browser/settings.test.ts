@@ -72,7 +72,7 @@ describe("console: settings", () => {
     await page.getByRole("button", { name: "Delete openai" }).click();
     await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
     await page.getByRole("dialog").waitFor({ state: "detached" });
-    await expect(keys.getByRole("row").count()).resolves.toBe(2);
+    await expect.poll(() => keys.getByRole("row").count()).toBe(2);
     expect((await server.api("GET", "/secrets/")).map((s: { slug: string }) => s.slug)).toEqual(["stub"]);
   });
 
@@ -81,7 +81,7 @@ describe("console: settings", () => {
     await signIn(page, server, "/settings");
     const table = page.getByRole("table", { name: "API keys" });
     await table.getByText("this tab").waitFor();
-    await page.getByLabel("Name", { exact: true }).last().fill("ci");
+    await page.getByRole("form", { name: "Create an API key" }).getByLabel("Name", { exact: true }).fill("ci");
     await page.getByRole("button", { name: "Create key" }).click();
     const shown = page.getByLabel("New API key");
     await shown.waitFor();
