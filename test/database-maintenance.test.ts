@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../src/db/database.ts";
 import { openPglite } from "../src/db/pglite-driver.ts";
+import { startMaintenance } from "../src/db/pglite-maintenance.ts";
 
 // The embedded database has no autovacuum: the driver's own maintenance takes its place.
 let db: Database;
@@ -38,5 +39,30 @@ describe("embedded database maintenance", () => {
     // An insert-only table has no dead rows: it is analyzed, not vacuumed.
     const [grown] = await db.query("SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'grown'");
     expect(grown).toEqual({ last_vacuum: null });
+  });
+
+  it("waits while a request's statement is queued, and samples fewer rows than PostgreSQL's default", async () => {
+    const own = await openPglite(null, { maintenanceMs: 1e9 });
+    let busy = true;
+    const maintenance = startMaintenance(own, 100, () => busy, (error) => {
+      throw error;
+    });
+    try {
+      await own.query("CREATE TABLE busy (id int PRIMARY KEY)");
+      await own.query("INSERT INTO busy SELECT generate_series(1, 1000)");
+      const row = async () => (await own.query<{ n_mod_since_analyze: string; last_analyze: Date | null }>(
+        "SELECT n_mod_since_analyze, last_analyze FROM pg_stat_user_tables WHERE relname = 'busy'",
+      ))[0];
+      // Due: its statistics reach the view about a second after the insert.
+      await expect.poll(async () => Number((await row())?.n_mod_since_analyze), { timeout: 10_000 }).toBe(1000);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect((await row())?.last_analyze).toBeNull();
+      busy = false;
+      await expect.poll(async () => (await row())?.last_analyze, { timeout: 10_000 }).not.toBeNull();
+      expect(await own.query("SHOW default_statistics_target")).toEqual([{ default_statistics_target: "20" }]);
+    } finally {
+      await maintenance.stop();
+      await own.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { joinCopyData, type Database, type Queryable } from "./database.ts";
 import { initdbInChild, needsInitdb } from "./pglite-initdb.ts";
-import { startMaintenance } from "./pglite-maintenance.ts";
+import { startMaintenance, STATISTICS_TARGET } from "./pglite-maintenance.ts";
 
 /** How often the embedded database's tables are checked for a VACUUM or an ANALYZE (it has no autovacuum). */
 const MAINTENANCE_MS = 60_000;
@@ -21,7 +21,8 @@ export async function openPglite(
   try {
     if (dataDir && needsInitdb(dataDir)) await initdbInChild(dataDir);
     const buffers = options.sharedBuffersMb ? ["-c", `shared_buffers=${options.sharedBuffersMb}MB`] : [];
-    pg = await PGlite.create(dataDir ?? undefined, { startParams: [...PGlite.defaultStartParams, ...buffers] });
+    const statistics = ["-c", `default_statistics_target=${STATISTICS_TARGET}`];
+    pg = await PGlite.create(dataDir ?? undefined, { startParams: [...PGlite.defaultStartParams, ...buffers, ...statistics] });
   } catch (error) {
     unlock();
     throw error;
@@ -47,10 +48,10 @@ export async function openPglite(
     sessions = turn.catch(() => {});
     return turn;
   }
-  const maintenance = startMaintenance(self, options.maintenanceMs ?? MAINTENANCE_MS, (error) => {
+  let pending = 0;
+  const maintenance = startMaintenance(self, options.maintenanceMs ?? MAINTENANCE_MS, () => pending > 0, (error) => {
     process.emitWarning(`Embedded database maintenance failed: ${(error as Error).message}`);
   });
-  let pending = 0;
   const counted = async <T>(work: () => Promise<T>): Promise<T> => {
     pending++;
     try {
