@@ -194,6 +194,13 @@ describe("rules that hold for every kind", () => {
     const unguarded = await p.ok("POST", `/simple/environments/${env.id}/unguard`);
     expect(unguarded.environment.flags.is_guarded).toBe(false);
     await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "locked" } });
+    // Created guarded, with its first data: the create's own commits go in, the next deploy is refused.
+    const born = (await p.ok("POST", "/simple/environments/", {
+      environment: { slug: "born-locked", flags: { is_guarded: true }, data: { references: {} } },
+    })).environment;
+    expect(born.flags.is_guarded).toBe(true);
+    const refusedToo = await p.call("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "born-locked" } });
+    expect(refusedToo.statusCode).toBe(409);
   });
 
   it("pages queries with windowing without repeating or skipping rows while rows are added", async () => {

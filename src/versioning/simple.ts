@@ -4,7 +4,7 @@ import type { Queryable } from "../db/database.ts";
 import { createArtifact, findArtifact, queryArtifacts, type ArtifactCreate, type ArtifactQuery } from "./artifacts.ts";
 import { commitRevision } from "./commit.ts";
 import type { Kind, ReadContext } from "./kind.ts";
-import { editMetadata, setArchived, type MetadataEdit } from "./lifecycle.ts";
+import { editMetadata, setArchived, setGuarded, type MetadataEdit } from "./lifecycle.ts";
 import { artifactRecord } from "./records.ts";
 import { latestRevision } from "./revisions.ts";
 import { REVISION_COLUMNS, REVISION_FROM, type ArtifactRow, type RevisionRow } from "./rows.ts";
@@ -19,13 +19,16 @@ export async function createSimple(
   tx: Queryable, scope: Scope, kind: Kind, input: ArtifactCreate & { data?: unknown; message?: string | null },
   config?: Config, artifactId?: string,
 ) {
-  const artifact = await createArtifact(tx, scope, kind, input, artifactId);
+  // A guarded artifact refuses commits: one created guarded gets the flag once its first revisions are in.
+  const { is_guarded: guarded, ...flags } = input.flags ?? {};
+  const artifact = await createArtifact(tx, scope, kind, { ...input, flags: input.flags && flags }, artifactId);
   const variant = await createVariant(tx, scope, kind, { id: artifact.id }, { slug: `${artifact.slug}.default`, name: "default", flags: input.flags });
   // The placeholder is stored as is: a kind's preparation would turn "nothing yet" into an empty payload.
   await commitRevision(tx, scope, { ...kind, prepare: undefined }, { variantId: variant.id, data: null, flags: input.flags, message: "Initial commit" });
   await commitRevision(tx, scope, kind, {
     variantId: variant.id, data: input.data ?? null, flags: input.flags, config, message: input.message ?? null,
   });
+  if (guarded === true) await setGuarded(tx, scope, kind, artifact.id, true);
   return artifact.id;
 }
 

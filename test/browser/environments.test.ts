@@ -107,4 +107,28 @@ describe("console: environments board", () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await screenshot(page, "environments-phone");
   });
+
+  it("creates an environment from the board, guarded from its first moment", async () => {
+    const { page } = browser;
+    await signIn(page, server, "/environments");
+    await page.getByRole("button", { name: "New environment" }).click();
+    const dialog = page.getByRole("dialog", { name: "New environment" });
+    await dialog.getByLabel("Name").fill("QA lab");
+    await expect(dialog.getByLabel("Slug").inputValue()).resolves.toBe("qa-lab");
+    await dialog.getByLabel(/Guarded/).check();
+    await screenshot(page, "environments-new");
+    await dialog.getByRole("button", { name: "Create" }).click();
+    const board = page.getByRole("table", { name: "Applications by environment" });
+    await board.getByRole("link", { name: "History of qa-lab" }).waitFor();
+    await expect(board.locator("thead th").last().textContent()).resolves.toBe("qa-labguarded");
+    const { environments } = await server.api("POST", "/environments/query", {});
+    const made = environments.find((e: any) => e.slug === "qa-lab");
+    expect(made).toMatchObject({ name: "QA lab", flags: { is_guarded: true } });
+    // A slug taken already is the server's 409, shown in the dialog, which stays open.
+    browser.allowErrors(/status of 409/);
+    await page.getByRole("button", { name: "New environment" }).click();
+    await dialog.getByLabel("Name").fill("Production");
+    await dialog.getByRole("button", { name: "Create" }).click();
+    await expect(dialog.getByRole("alert").textContent()).resolves.toMatch(/production/);
+  });
 });

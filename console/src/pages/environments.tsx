@@ -10,6 +10,7 @@ import { Time } from "../components/time.tsx";
 import { environmentHistory, loadBoard, type Deployed, type EnvironmentState } from "../environments.ts";
 import { hrefOf, type ViewProps } from "../router.ts";
 import { DeployDialog } from "./environment-deploy.tsx";
+import { NewEnvironment } from "./environment-new.tsx";
 
 interface Pending {
   application: Artifact;
@@ -34,10 +35,13 @@ export function EnvironmentsPage({ query }: ViewProps) {
   const history = environments.find((e) => e.environment.id === selected || e.environment.slug === selected) ?? null;
   return (
     <>
-      <h1>Environments</h1>
+      <div class="page-head">
+        <h1>Environments</h1>
+        <NewEnvironment onDone={() => setRound((r) => r + 1)} />
+      </div>
       <p class="muted">Which revision of each application every environment serves. Deploy a revision, or promote what one environment serves to the next.</p>
       {environments.length === 0 ? (
-        <EmptyState title="No environments"><p>Create one with <code>POST /api/environments/</code>.</p></EmptyState>
+        <EmptyState title="No environments"><p>Click “New environment” to create one, then deploy to it here.</p></EmptyState>
       ) : applications.length === 0 ? (
         <EmptyState title="No applications yet"><p>Create an application, then deploy its revisions here.</p></EmptyState>
       ) : (
