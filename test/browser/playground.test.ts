@@ -163,6 +163,9 @@ describe("console: playground", () => {
     await page.getByLabel("Model of column 2").fill("gpt-4o");
     await page.getByRole("button", { name: "Compare with…" }).click();
     await page.getByLabel("Column 3 runs").selectOption({ label: "sides.default v1" });
+    // A revision's own model is the placeholder of its column's model field, and can be replaced too.
+    await expect.poll(() => page.getByLabel("Model of column 3").getAttribute("placeholder")).toBe("gpt-4o-mini");
+    await page.getByLabel("Model of column 3").fill("gpt-4.1-mini");
     await page.getByLabel("country").fill("Japan");
     const before = llm.requests.length;
     await page.getByRole("button", { name: "Run" }).click();
@@ -170,7 +173,7 @@ describe("console: playground", () => {
     const outputs = await page.locator(".pg-output-text").allTextContents();
     expect(outputs).toEqual(["Capital of Japan? One word.", "Capital of Japan? One word.", "Capital of Japan?"]);
     const models = llm.requests.slice(before).map((r) => r.body.model).sort();
-    expect(models).toEqual(["gpt-4o", "gpt-4o-mini", "gpt-4o-mini"]);
+    expect(models).toEqual(["gpt-4.1-mini", "gpt-4o", "gpt-4o-mini"]);
     for (const n of [1, 2, 3]) {
       await expect(page.getByLabel(`Metrics of column ${n}`).textContent()).resolves.toMatch(/^\d+ ms\d+ tokens\$\d/);
     }

@@ -14,13 +14,17 @@ export interface Column {
   model: string;
 }
 
-/** What a column runs: the revision to invoke and, when it differs from what is stored, its parameters inline. */
+/**
+ * What a column runs: the revision to invoke and, when it differs from what is stored, its parameters inline.
+ * `revisions` are the revisions fetched with their data (a model override needs the revision's parameters).
+ */
 export function columnCall(
   column: Column, base: Revision, draft: { parameters: Record<string, any>; changed: boolean }, revisions: Revision[],
 ): { target: InvokeTarget; parameters?: Record<string, any> } {
   const isDraft = column.source === "draft";
-  const revision = isDraft ? base : revisions.find((r) => r.id === column.source) ?? base;
+  const revision = isDraft ? base : revisions.find((r) => r.id === column.source);
   const model = column.model.trim();
+  if (!revision) return { target: { revisionId: column.source } };
   if (!model) return { target: { revisionId: revision.id }, parameters: isDraft && draft.changed ? draft.parameters : undefined };
   const parameters: Record<string, any> = (isDraft ? draft.parameters : revision.data?.parameters) ?? {};
   const prompt = parameters.prompt ?? {};

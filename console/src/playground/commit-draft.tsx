@@ -52,14 +52,18 @@ export function CommitDraft(props: {
         <StaleBase kind="applications" artifactId={base.artifact_id} base={base} newest={stale.newest}
           onCommitAnyway={(event) => commit(event, true)} onOpenNewest={props.onOpen} />
       )}
-      <div class="pg-commit-row">
-        <label class="visually-hidden" for="pg-commit-message">Commit message</label>
-        <input id="pg-commit-message" value={message} placeholder={props.changed ? "What changed, and why" : "Edit the prompt to commit a new version"}
-          disabled={!props.changed} onInput={(e) => setMessage((e.target as HTMLInputElement).value)} />
-        <button type="submit" class="button-primary" disabled={!props.changed || busy}>
-          {busy ? "Committing…" : `Commit as v${Number(base.version) + 1} of ${base.variant_slug}`}
-        </button>
-      </div>
+      {props.changed ? (
+        <div class="pg-commit-row">
+          <label class="visually-hidden" for="pg-commit-message">Commit message</label>
+          <input id="pg-commit-message" value={message} placeholder="What changed, and why"
+            onInput={(e) => setMessage((e.target as HTMLInputElement).value)} />
+          <button type="submit" class="button-primary" disabled={busy}>
+            {busy ? "Committing…" : `Commit as v${Number(base.version) + 1} of ${base.variant_slug}`}
+          </button>
+        </div>
+      ) : (
+        <p class="muted pg-commit-hint">Edit the prompt or its settings to run a draft; commit it here as v{Number(base.version) + 1}.</p>
+      )}
     </form>
   );
 }

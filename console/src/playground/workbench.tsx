@@ -3,7 +3,7 @@ import { messageOf } from "../api.ts";
 import { invokeStreaming, type InvokeResult } from "../invoke.ts";
 import { draftOf, PromptForm, promptOfDraft, type PromptDraft } from "../pages/prompt-form.tsx";
 import { promptOf, revisionInputs } from "../prompt.ts";
-import type { Revision } from "../revisions.ts";
+import { fetchRevision, type Revision } from "../revisions.ts";
 import { columnCall, columnModel, type Column } from "./column.ts";
 import { CommitDraft } from "./commit-draft.tsx";
 import { InputFields, parseInputs } from "./input-fields.tsx";
@@ -32,8 +32,17 @@ export function Workbench(props: {
   const [inputErrors, setInputErrors] = useState<Record<string, string>>({});
   const [columns, setColumns] = useState<Column[]>([{ key: 0, source: "draft", model: "" }]);
   const [runs, setRuns] = useState<Record<number, Run>>({});
+  // The revisions columns run, with their data (the list of revisions comes without it).
+  const [fetched, setFetched] = useState<Record<string, Revision>>({});
   const controller = useRef<AbortController | null>(null);
   useEffect(() => () => controller.current?.abort(), []);
+  useEffect(() => {
+    for (const { source } of columns) {
+      if (source === "draft" || fetched[source]) continue;
+      fetchRevision("applications", source).then((r) => setFetched((all) => ({ ...all, [r.id]: r })), () => undefined);
+    }
+  }, [columns]);
+  const detailed = Object.values(fetched);
 
   /** The revision data the draft describes (the stored data when the form cannot show it), or its problems. */
   const built = (): { data?: Record<string, any>; errors: Record<string, string> } => {
@@ -50,14 +59,14 @@ export function Workbench(props: {
     ? { ...originalPrompt, messages: draft.messages, template_format: draft.templateFormat } : originalPrompt;
   const sources = [
     { ...original, parameters: { ...(original.parameters ?? {}), prompt: typed } },
-    ...columns.filter((c) => c.source !== "draft").map((c) => revisions.find((r) => r.id === c.source)?.data),
+    ...columns.filter((c) => c.source !== "draft").map((c) => fetched[c.source]?.data),
   ];
   const inputs = sources.flatMap((data) => revisionInputs(data)).filter((input, i, all) => all.findIndex((x) => x.name === input.name) === i);
   const running = Object.values(runs).some((r) => r.state === "running");
 
   const setRun = (key: number, update: (run: Run | undefined) => Run) => setRuns((all) => ({ ...all, [key]: update(all[key]) }));
   const runColumn = async (column: Column, body: Record<string, unknown>, signal: AbortSignal) => {
-    const call = columnCall(column, revision, { parameters: draftParameters, changed }, revisions);
+    const call = columnCall(column, revision, { parameters: draftParameters, changed }, detailed);
     setRun(column.key, () => ({ state: "running", text: "" }));
     const finish = (result: InvokeResult) => setRun(column.key, (r) => invokeFinished(result, r));
     try {
@@ -106,12 +115,16 @@ export function Workbench(props: {
         <h2 id="pg-config-title">
           Prompt <span class="muted pg-version">{revision.variant_slug} v{revision.version}{changed ? " · edited" : ""}</span>
         </h2>
+        {changed && draft && (
+          <button type="button" class="button-small button-quiet pg-discard" onClick={() => { setDraft(draftOf(originalPrompt!)); setErrors({}); }}>
+            Discard edits
+          </button>
+        )}
         {draft ? (
           <>
-            <PromptForm draft={draft} errors={errors} onChange={setDraft} />
-            {changed && <button type="button" class="button-quiet pg-reset" onClick={() => { setDraft(draftOf(originalPrompt!)); setErrors({}); }}>Discard edits</button>}
             <CommitDraft base={revision} changed={changed} data={() => (now.data ? now.data : (setErrors(now.errors), null))}
               onErrors={setErrors} onCommitted={props.onCommitted} onOpen={props.onOpen} />
+            <PromptForm draft={draft} errors={errors} onChange={setDraft} />
           </>
         ) : (
           <p class="muted">This revision's configuration is not a prompt with text messages: it runs as committed.</p>
@@ -130,7 +143,7 @@ export function Workbench(props: {
         <div class={`pg-columns pg-columns-${columns.length}`}>
           {columns.map((column, i) => (
             <OutputColumn key={column.key} column={column} index={i} run={runs[column.key] ?? null} revisions={revisions}
-              variantSlug={props.variantSlug} modelPlaceholder={columnModel(column, draftParameters, revisions)}
+              variantSlug={props.variantSlug} modelPlaceholder={columnModel(column, draftParameters, detailed)}
               onChange={(next) => setColumns(columns.map((c) => (c.key === next.key ? next : c)))}
               onRemove={i === 0 ? undefined : () => setColumns(columns.filter((c) => c.key !== column.key))} />
           ))}
