@@ -138,7 +138,9 @@ describe("invoking applications through the hosted runtime", () => {
 
   it("runs an uncommitted configuration sent inline with a revision's invoke, and commits nothing", async () => {
     const app = (await p.ok("POST", "/simple/applications/", {
-      application: { slug: "inline-draft", data: { uri: "svc:builtin:completion:v0", parameters: prompt("Capital of {{country}}?") } },
+      application: {
+        slug: "inline-draft", data: { uri: "svc:builtin:completion:v0", parameters: prompt("Capital of {{country}}?") },
+      },
     })).application;
     const revisions = async () => (await p.ok("POST", "/applications/revisions/log", {
       application: { application_variant_id: app.variant_id },
@@ -163,14 +165,18 @@ describe("invoking applications through the hosted runtime", () => {
     // By references: the inline parameters win over what the references resolve to.
     const byRef = await server.app.inject({
       method: "POST", url: "/services/invoke", headers: { authorization: `ApiKey ${p.key}` },
-      payload: { data: { inputs: { country: "Chad" }, parameters: draft }, references: { application_revision: { id: app.revision_id } } },
+      payload: {
+        data: { inputs: { country: "Chad" }, parameters: draft },
+        references: { application_revision: { id: app.revision_id } },
+      },
     });
     expect(byRef.statusCode).toBe(200);
     expect(byRef.json().data.outputs).toBe("Largest city of Chad?");
     expect(llm.requests.at(-1)!.body.model).toBe("gpt-4o");
     // Without parameters, the stored configuration.
     const stored = await server.app.inject({
-      method: "POST", url: `/services/revisions/${app.revision_id}/invoke`, headers: { authorization: `ApiKey ${p.key}` },
+      method: "POST", url: `/services/revisions/${app.revision_id}/invoke`,
+      headers: { authorization: `ApiKey ${p.key}` },
       payload: { data: { inputs: { country: "Chad" } } },
     });
     expect(stored.json().data.outputs).toBe("Capital of Chad?");

@@ -18,8 +18,6 @@ export interface InvokeResult {
   /** The failure envelope's `status.message` (or the refusal's `detail`). */
   error: string | null;
   status: number;
-  /** Tokens the `done` event reported (`{prompt_tokens, completion_tokens, total_tokens}`). */
-  usage?: Record<string, number> | null;
 }
 
 /** One parsed event of an SSE text: its name and its JSON data. */
@@ -49,7 +47,8 @@ export async function invokeStreaming(
   target: InvokeTarget, inputs: Record<string, unknown>, onText: (text: string) => void, signal?: AbortSignal,
   parameters?: Record<string, unknown>,
 ): Promise<InvokeResult> {
-  const url = "revisionId" in target ? `/services/revisions/${encodeURIComponent(target.revisionId)}/invoke` : "/services/invoke";
+  const url = "revisionId" in target
+    ? `/services/revisions/${encodeURIComponent(target.revisionId)}/invoke` : "/services/invoke";
   const data = parameters ? { inputs, parameters } : { inputs };
   const body = "revisionId" in target
     ? { data }
@@ -86,10 +85,8 @@ export async function invokeStreaming(
         text += parsed.data.text;
         onText(text);
       } else if (parsed.event === "done") {
-        return {
-          ok: true, outputs: parsed.data?.outputs ?? text, traceId: parsed.data?.trace_id ?? headerTrace, error: null,
-          status: res.status, usage: parsed.data?.usage ?? null,
-        };
+        const traceId = parsed.data?.trace_id ?? headerTrace;
+        return { ok: true, outputs: parsed.data?.outputs ?? text, traceId, error: null, status: res.status };
       } else if (parsed.event === "error") {
         const code = typeof parsed.data?.status?.code === "number" ? parsed.data.status.code : 500;
         return { ok: false, outputs: text || null, traceId: parsed.data?.trace_id ?? headerTrace, error: envelopeMessage(parsed.data, code), status: code };

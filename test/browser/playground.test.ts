@@ -24,6 +24,10 @@ describe("console: playground", () => {
       testset: { slug: "countries", name: "Countries", data: { testcases: [{ data: { country: "Japan", answer: "Tokyo" } }, { data: { country: "Peru", answer: "Lima" } }] } },
     });
   });
+  const createApp = async (slug: string, name: string) =>
+    (await server.api("POST", "/simple/applications/", {
+      application: { slug, name, data: completion("gpt-4o-mini") },
+    })).application;
   afterAll(async () => {
     await server?.close();
     await llm?.close();
@@ -77,7 +81,8 @@ describe("console: playground", () => {
     await signIn(page, server, `/playground?app=${apps.capitals.id}&env=production`);
     await page.getByLabel("Testset").selectOption({ label: "Countries" });
     await page.getByRole("status").filter({ hasText: "Rows 1–2 of 2" }).waitFor();
-    await expect(page.getByRole("row", { name: /Peru/ }).textContent()).resolves.toMatch(/^2answer: Lima · country: Peru/);
+    const peru = page.getByRole("row", { name: /Peru/ });
+    await expect(peru.textContent()).resolves.toMatch(/^2answer: Lima · country: Peru/);
     await page.getByRole("button", { name: "Use row 2" }).click();
     await expect(page.getByLabel("country").inputValue()).resolves.toBe("Peru");
     await page.getByRole("button", { name: "Run" }).click();
@@ -103,7 +108,7 @@ describe("console: playground", () => {
 
   it("edits the prompt and its settings, runs the draft without committing, then commits it", async () => {
     const { page } = browser;
-    const app = (await server.api("POST", "/simple/applications/", { application: { slug: "drafts", name: "Drafts", data: completion("gpt-4o-mini") } })).application;
+    const app = await createApp("drafts", "Drafts");
     await signIn(page, server, `/playground?app=${app.id}&revision=${app.revision_id}`);
     // The revision's prompt: its messages with their roles, the variables they name, and the model's settings.
     await expect(page.getByLabel("Role of message 1").inputValue()).resolves.toBe("system");
@@ -118,24 +123,28 @@ describe("console: playground", () => {
     await page.getByLabel("language").fill("Spanish");
     await page.getByRole("button", { name: "Run" }).click();
     await page.locator('.pg-output-text[data-state="finished"]').waitFor();
-    await expect(page.locator(".pg-output-text").textContent()).resolves.toBe("Which city is the capital of Chile? Answer in Spanish.");
-    const sent = llm.requests.at(-1)!.body as Record<string, unknown>;
-    expect(sent).toMatchObject({ model: "gpt-4o-mini", temperature: 0.3, max_tokens: 64, stream: true });
+    const output = page.locator(".pg-output-text");
+    await expect(output.textContent()).resolves.toBe("Which city is the capital of Chile? Answer in Spanish.");
+    expect(llm.requests.at(-1)!.body).toMatchObject({ model: "gpt-4o-mini", temperature: 0.3, max_tokens: 64, stream: true });
     // Nothing was committed by running.
-    const log = async () => (await server.api("POST", "/applications/revisions/log", { application: { application_variant_id: app.variant_id } })).application_revisions;
+    const log = async () => (await server.api("POST", "/applications/revisions/log", {
+      application: { application_variant_id: app.variant_id },
+    })).application_revisions;
     const before = (await log()).length;
     await screenshot(page, "playground-draft");
 
     await page.getByLabel("Commit message").fill("Ask for the city, in a language");
     await page.getByRole("button", { name: "Commit as v2 of drafts.default" }).click();
-    await page.getByRole("status").filter({ hasText: "Committed v2 of drafts.default: Ask for the city, in a language" }).waitFor();
+    const committed = "Committed v2 of drafts.default: Ask for the city, in a language";
+    await page.getByRole("status").filter({ hasText: committed }).waitFor();
     const [newest] = await log();
     expect(newest.version).toBe("2");
     expect(page.url()).toContain(`revision=${newest.id}`);
     const stored = (await server.api("GET", `/applications/revisions/${newest.id}`)).application_revision;
     expect(stored.message).toBe("Ask for the city, in a language");
-    expect(stored.data.parameters.prompt.messages[1].content).toBe("Which city is the capital of {{country}}? Answer in {{language}}.");
-    expect(stored.data.parameters.prompt.llm_config).toEqual({ model: "gpt-4o-mini", temperature: 0.3, max_tokens: 64 });
+    const { prompt } = stored.data.parameters;
+    expect(prompt.messages[1].content).toBe("Which city is the capital of {{country}}? Answer in {{language}}.");
+    expect(prompt.llm_config).toEqual({ model: "gpt-4o-mini", temperature: 0.3, max_tokens: 64 });
     await page.getByRole("heading", { name: /Prompt drafts\.default v2$/ }).waitFor();
 
     // A draft of v1 committed after v2 came: the server's 409, and the way to the newest.
@@ -154,9 +163,12 @@ describe("console: playground", () => {
 
   it("runs configurations side by side on the same inputs, each with its latency, tokens and cost", async () => {
     const { page } = browser;
-    const app = (await server.api("POST", "/simple/applications/", { application: { slug: "sides", name: "Sides", data: completion("gpt-4o-mini") } })).application;
+    const app = await createApp("sides", "Sides");
     const v2 = (await server.api("POST", "/applications/revisions/commit", {
-      application_revision_commit: { application_variant_id: app.variant_id, message: "Terse", data: completion("gpt-4o-mini", "Capital of {{country}}? One word.") },
+      application_revision_commit: {
+        application_variant_id: app.variant_id, message: "Terse",
+        data: completion("gpt-4o-mini", "Capital of {{country}}? One word."),
+      },
     })).application_revision;
     await signIn(page, server, `/playground?app=${app.id}&revision=${v2.id}`);
     await page.getByRole("button", { name: "Compare with…" }).click();
@@ -178,15 +190,20 @@ describe("console: playground", () => {
       await expect(page.getByLabel(`Metrics of column ${n}`).textContent()).resolves.toMatch(/^\d+ ms\d+ tokens\$\d/);
     }
     // gpt-4o costs more than gpt-4o-mini for the same tokens.
-    const cost = async (n: number) => Number((await page.getByLabel(`Metrics of column ${n}`).textContent())!.split("$")[1]);
+    const cost = async (n: number) =>
+      Number((await page.getByLabel(`Metrics of column ${n}`).textContent())!.split("$")[1]);
     expect(await cost(2)).toBeGreaterThan(await cost(1));
     await screenshot(page, "playground-compare");
   });
 
   it("finds any row of a large testset by number or search, and evaluates a selection of rows", async () => {
     const { page } = browser;
-    const rows = Array.from({ length: 2500 }, (_, i) => ({ data: { country: `Land ${i + 1}`, answer: `City ${i + 1}` } }));
-    const testset = (await server.api("POST", "/simple/testsets/", { testset: { slug: "lands", name: "Lands", data: { testcases: rows } } })).testset;
+    const rows = Array.from({ length: 2500 }, (_, i) => ({
+      data: { country: `Land ${i + 1}`, answer: `City ${i + 1}` },
+    }));
+    const testset = (await server.api("POST", "/simple/testsets/", {
+      testset: { slug: "lands", name: "Lands", data: { testcases: rows } },
+    })).testset;
     await signIn(page, server, `/playground?app=${apps.capitals.id}&revision=${apps.capitals.revision_id}`);
     await page.getByLabel("Testset").selectOption({ label: "Lands" });
     await page.getByRole("status").filter({ hasText: "Rows 1–10 of 2,500" }).waitFor();
@@ -210,6 +227,8 @@ describe("console: playground", () => {
     await expect(page.locator(".pg-output-text").textContent()).resolves.toBe("Capital of Land 2345?");
 
     await page.getByRole("button", { name: "Evaluate 3 rows with v1" }).click();
+    await page.getByRole("link", { name: "Open the evaluation run" }).waitFor();
+    await page.getByRole("group", { name: "Selected rows" }).scrollIntoViewIfNeeded();
     await screenshot(page, "playground-testset");
     await page.getByRole("link", { name: "Open the evaluation run" }).click();
     await page.waitForURL(/\/evaluations\/[0-9a-f-]+$/);
@@ -218,10 +237,14 @@ describe("console: playground", () => {
     expect(Object.keys(evaluation.data.application_steps)).toEqual([apps.capitals.revision_id]);
     const [testsetRevision] = Object.keys(evaluation.data.testset_steps);
     const picked = await server.api("POST", "/testcases/query", { testset_revision_ref: { id: testsetRevision } });
-    expect(picked.testcases.map((t: { data: { country: string } }) => t.data.country)).toEqual(["Land 1800", "Land 1801", "Land 2345"]);
+    const countries = picked.testcases.map((t: { data: { country: string } }) => t.data.country);
+    expect(countries).toEqual(["Land 1800", "Land 1801", "Land 2345"]);
     // The rows keep their ids (same data, same testset), and the testset's own variant is untouched.
-    const original = await server.api("POST", "/testcases/query", { testset_ref: { id: testset.id }, windowing: { offset: 1799, limit: 2 } });
-    expect(picked.testcases.slice(0, 2).map((t: { id: string }) => t.id)).toEqual(original.testcases.map((t: { id: string }) => t.id));
+    const original = await server.api("POST", "/testcases/query", {
+      testset_ref: { id: testset.id }, windowing: { offset: 1799, limit: 2 },
+    });
+    const ids = (page: { testcases: { id: string }[] }) => page.testcases.map((t) => t.id);
+    expect(ids(picked).slice(0, 2)).toEqual(ids(original));
     expect(original.testcase_count).toBe(2500);
     await page.getByRole("heading", { name: /capitals v1 on 3 rows of Lands/ }).waitFor();
   });

@@ -25,7 +25,9 @@ export function columnCall(
   const revision = isDraft ? base : revisions.find((r) => r.id === column.source);
   const model = column.model.trim();
   if (!revision) return { target: { revisionId: column.source } };
-  if (!model) return { target: { revisionId: revision.id }, parameters: isDraft && draft.changed ? draft.parameters : undefined };
+  if (!model) {
+    return { target: { revisionId: revision.id }, parameters: isDraft && draft.changed ? draft.parameters : undefined };
+  }
   const parameters: Record<string, any> = (isDraft ? draft.parameters : revision.data?.parameters) ?? {};
   const prompt = parameters.prompt ?? {};
   return {
@@ -36,7 +38,8 @@ export function columnCall(
 
 /** The model a column's configuration names before any override (the placeholder of its model field). */
 export function columnModel(column: Column, draftParameters: Record<string, any>, revisions: Revision[]): string {
-  const parameters = column.source === "draft" ? draftParameters : revisions.find((r) => r.id === column.source)?.data?.parameters;
+  const parameters = column.source === "draft"
+    ? draftParameters : revisions.find((r) => r.id === column.source)?.data?.parameters;
   const model = parameters?.prompt?.llm_config?.model;
   return typeof model === "string" ? model : "";
 }

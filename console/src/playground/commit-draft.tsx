@@ -31,7 +31,8 @@ export function CommitDraft(props: {
     if (!data) return;
     setBusy(true);
     try {
-      props.onCommitted(await commitRevision("applications", base.variant_id, data, message.trim(), anyway ? undefined : base.id));
+      const expected = anyway ? undefined : base.id;
+      props.onCommitted(await commitRevision("applications", base.variant_id, data, message.trim(), expected));
     } catch (error) {
       if (!anyway && error instanceof TesseraError && error.status === 409) {
         setStale({ newest: await latestRevision("applications", base.variant_id).catch(() => null) });
@@ -39,7 +40,8 @@ export function CommitDraft(props: {
       }
       const { fields, rest } = issuesByField(error, (path) => (path[0] === "message" ? null : promptFieldOf(path)));
       props.onErrors(fields);
-      setBanner(Object.keys(fields).length === 0 ? messageOf(error) : rest.join("; ") || "The server refused the commit: see the marked fields.");
+      const marked = "The server refused the commit: see the marked fields.";
+      setBanner(Object.keys(fields).length === 0 ? messageOf(error) : rest.join("; ") || marked);
     } finally {
       setBusy(false);
     }
@@ -62,7 +64,9 @@ export function CommitDraft(props: {
           </button>
         </div>
       ) : (
-        <p class="muted pg-commit-hint">Edit the prompt or its settings to run a draft; commit it here as v{Number(base.version) + 1}.</p>
+        <p class="muted pg-commit-hint">
+          Edit the prompt or its settings to run a draft; commit it here as v{Number(base.version) + 1}.
+        </p>
       )}
     </form>
   );

@@ -18,6 +18,7 @@ export async function evaluateRows(testset: Artifact, rows: TestsetRow[], revisi
   })).testset_variant;
   const ordered = [...rows].sort((a, b) => a.index - b.index);
   const numbers = ordered.map((r) => r.index + 1).join(", ");
+  const rowCount = `${ordered.length} row${ordered.length === 1 ? "" : "s"}`;
   const committed = await api("POST", "/testsets/revisions/commit", {
     testset_revision_commit: {
       testset_id: testset.id, testset_variant_id: variant.id, message: `Rows ${numbers} of ${testset.slug}`,
@@ -26,7 +27,7 @@ export async function evaluateRows(testset: Artifact, rows: TestsetRow[], revisi
   });
   const created = await api("POST", "/simple/evaluations/", {
     evaluation: {
-      name: `${revision.artifact_slug} v${revision.version} on ${ordered.length} row${ordered.length === 1 ? "" : "s"} of ${testset.name || testset.slug}`,
+      name: `${revision.artifact_slug} v${revision.version} on ${rowCount} of ${testset.name || testset.slug}`,
       flags: { is_cached: true },
       data: { testset_steps: [committed.testset_revision.id], application_steps: [revision.id] },
     },

@@ -38,7 +38,11 @@ export function EvaluateSelection(props: {
           {busy ? "Starting…" : `Evaluate ${rows.length} ${plural} with v${revision.version}`}
         </button>
       </p>
-      {props.changed && <p class="muted pg-batch-note">An evaluation runs committed revisions: commit the draft to evaluate your edits.</p>}
+      {props.changed && (
+        <p class="muted pg-batch-note">
+          An evaluation runs committed revisions: commit the draft to evaluate your edits.
+        </p>
+      )}
       {run && (
         <p class="banner banner-success" role="status">
           Evaluation started. <Link href={`/evaluations/${run}`}>Open the evaluation run</Link>

@@ -39,7 +39,9 @@ export function InputFields(props: {
         const error = errors[input.name];
         return (
           <div class={`field${error ? " field-invalid" : ""}`}>
-            <label for={id}>{input.name}{input.type !== "string" && <span class="muted"> ({input.type}, JSON)</span>}</label>
+            <label for={id}>
+              {input.name}{input.type !== "string" && <span class="muted"> ({input.type}, JSON)</span>}
+            </label>
             <textarea id={id} rows={input.type === "string" ? 2 : 4} value={values[input.name] ?? ""}
               class={input.type === "string" ? undefined : "code-input"} aria-invalid={error ? "true" : undefined}
               aria-describedby={error ? `${id}-error` : undefined}

@@ -21,7 +21,7 @@ const shown = (run: Run) => {
 /** One column: what it runs (the draft, or a revision on a model of choice), its output, latency, tokens and cost. */
 export function OutputColumn(props: {
   column: Column; index: number; run: Run | null; revisions: Revision[]; variantSlug: (id: string) => string;
-  modelPlaceholder: string; onChange: (column: Column) => void; onRemove?: () => void;
+  modelPlaceholder: string; draftLabel: string; onChange: (column: Column) => void; onRemove?: () => void;
 }) {
   const { column, index, run } = props;
   const [showTrace, setShowTrace] = useState(false);
@@ -33,11 +33,14 @@ export function OutputColumn(props: {
       <header class="pg-column-head">
         <h3 id={`pg-column-${column.key}`}>{index === 0 ? "Output" : `Column ${n}`}</h3>
         {props.onRemove && (
-          <button type="button" class="button-small button-quiet" onClick={props.onRemove} aria-label={`Remove column ${n}`}>Remove</button>
+          <button type="button" class="button-small button-quiet" onClick={props.onRemove}
+            aria-label={`Remove column ${n}`}>
+            Remove
+          </button>
         )}
       </header>
       {index === 0 ? (
-        <p class="muted pg-column-source">Your draft</p>
+        <p class="muted pg-column-source">{props.draftLabel}</p>
       ) : (
         <div class="pg-column-config">
           <label class="visually-hidden" for={`pg-source-${column.key}`}>Column {n} runs</label>
@@ -54,7 +57,9 @@ export function OutputColumn(props: {
       {result && !result.ok && <ErrorBanner message={result.error} />}
       <pre class="pg-output-text" aria-live="polite" aria-busy={run?.state === "running" ? "true" : "false"}
         data-state={run?.state ?? "idle"}>
-        {run ? shown(run) || (run.state === "running" ? "…" : "") : <span class="muted">Run to see the output here.</span>}
+        {run
+          ? shown(run) || (run.state === "running" ? "…" : "")
+          : <span class="muted">Run to see the output here.</span>}
       </pre>
       {metrics && (
         <p class="pg-metrics" aria-label={`Metrics of column ${n}`}>

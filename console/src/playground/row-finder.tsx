@@ -21,7 +21,9 @@ const preview = (data: Record<string, unknown>) => {
  * Finds testset rows (a page from any row number, or a search) to take inputs from, one at a time, and selects
  * rows to run together as an evaluation of `revision`.
  */
-export function RowFinder(props: { revision: Revision; changed: boolean; onUse: (data: Record<string, unknown>) => void }) {
+export function RowFinder(props: {
+  revision: Revision; changed: boolean; onUse: (data: Record<string, unknown>) => void;
+}) {
   const testsets = useApi((signal) => queryArtifacts("testsets", { limit: 200 }, signal), []);
   const [testsetId, setTestsetId] = useState("");
   const [view, setView] = useState<View | null>(null);
@@ -54,7 +56,9 @@ export function RowFinder(props: { revision: Revision; changed: boolean; onUse: 
   const search = (from: number) => {
     const text = query.trim();
     if (!text) return page(testsetId, 0);
-    return load(async (signal) => ({ kind: "search", query: text, from, ...(await searchRows(testsetId, text, from, signal)) }));
+    return load(async (signal) => ({
+      kind: "search", query: text, from, ...(await searchRows(testsetId, text, from, signal)),
+    }));
   };
   const choose = (id: string) => {
     setTestsetId(id);
@@ -96,7 +100,8 @@ export function RowFinder(props: { revision: Revision; changed: boolean; onUse: 
         <span class="pg-find">
           <label class="visually-hidden" for="pg-row-number">Row number</label>
           <input id="pg-row-number" type="number" min="1" inputMode="numeric" placeholder="Row #" value={rowNumber}
-            disabled={!testsetId} onInput={(e) => setRowNumber((e.target as HTMLInputElement).value)} onKeyDown={onEnter(goTo)} />
+            disabled={!testsetId} onKeyDown={onEnter(goTo)}
+            onInput={(e) => setRowNumber((e.target as HTMLInputElement).value)} />
           <button type="button" onClick={goTo} disabled={!testsetId || !rowNumber}>Go</button>
         </span>
         <span class="pg-find">
@@ -110,7 +115,10 @@ export function RowFinder(props: { revision: Revision; changed: boolean; onUse: 
       {view && view.rows.length > 0 && (
         <table class="pg-rows">
           <thead>
-            <tr><th scope="col"><span class="visually-hidden">Selected</span></th><th scope="col">Row</th><th scope="col">Data</th><th /></tr>
+            <tr>
+              <th scope="col"><span class="visually-hidden">Selected</span></th>
+              <th scope="col">Row</th><th scope="col">Data</th><th />
+            </tr>
           </thead>
           <tbody>
             {view.rows.map((row) => (
@@ -121,27 +129,34 @@ export function RowFinder(props: { revision: Revision; changed: boolean; onUse: 
                 </td>
                 <td class="pg-row-number">{row.index + 1}</td>
                 <td class="pg-row-data">{preview(row.data)}</td>
-                <td><button type="button" class="button-small" onClick={() => props.onUse(row.data)} aria-label={`Use row ${row.index + 1}`}>Use</button></td>
+                <td>
+                  <button type="button" class="button-small" onClick={() => props.onUse(row.data)}
+                    aria-label={`Use row ${row.index + 1}`}>Use</button>
+                </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
       {testset && selected.size > 0 && (
-        <EvaluateSelection testset={testset} rows={[...selected.values()]} revision={props.revision} changed={props.changed}
+        <EvaluateSelection testset={testset} rows={[...selected.values()]} revision={props.revision}
+          changed={props.changed}
           onClear={() => setSelected(new Map())} />
       )}
     </fieldset>
   );
 }
 
-function ViewStatus(props: { view: View; busy: boolean; onPage: (from: number) => void; onSearchOn: (from: number) => void }) {
+function ViewStatus(props: {
+  view: View; busy: boolean; onPage: (from: number) => void; onSearchOn: (from: number) => void;
+}) {
   const { view } = props;
   if (view.kind === "search") {
     const end = view.next ?? view.total;
     return (
       <p class="pg-rows-status muted" role="status">
-        {view.rows.length === 0 ? "No row" : `${view.rows.length} row${view.rows.length === 1 ? "" : "s"}`} with “{view.query}”
+        {view.rows.length === 0 ? "No row" : `${view.rows.length} row${view.rows.length === 1 ? "" : "s"}`}
+        {" "}with “{view.query}”
         {" "}in rows {count(view.from + 1)}–{count(end)} of {count(view.total)}
         {view.next !== null && (
           <button type="button" class="button-small" disabled={props.busy} onClick={() => props.onSearchOn(view.next!)}>
@@ -154,7 +169,9 @@ function ViewStatus(props: { view: View; busy: boolean; onPage: (from: number) =
   const last = view.from + view.rows.length;
   return (
     <p class="pg-rows-status muted" role="status">
-      {view.rows.length ? `Rows ${count(view.from + 1)}–${count(last)} of ${count(view.total)}` : `No rows (${count(view.total)} in all)`}
+      {view.rows.length
+        ? `Rows ${count(view.from + 1)}–${count(last)} of ${count(view.total)}`
+        : `No rows (${count(view.total)} in all)`}
       <button type="button" class="button-small" disabled={props.busy || view.from === 0}
         onClick={() => props.onPage(Math.max(0, view.from - PAGE_ROWS))}>Previous</button>
       <button type="button" class="button-small" disabled={props.busy || last >= view.total}

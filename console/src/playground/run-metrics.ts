@@ -15,7 +15,11 @@ export async function runMetrics(traceId: string, signal?: AbortSignal): Promise
   const root = Object.values(trace.spans ?? {}).flat()[0] as { attributes?: any } | undefined;
   const cost = root?.attributes?.ag?.metrics?.costs?.cumulative?.total;
   const tokens = trace.usage?.total_tokens;
-  return { latencyMs: trace.latency_ms, tokens: typeof tokens === "number" ? tokens : null, cost: typeof cost === "number" ? cost : null };
+  return {
+    latencyMs: trace.latency_ms,
+    tokens: typeof tokens === "number" ? tokens : null,
+    cost: typeof cost === "number" ? cost : null,
+  };
 }
 
 /** `$0.000012` for small amounts (two significant digits), `$0.0123` otherwise. */

@@ -25,12 +25,17 @@ interface Page {
 }
 
 /** Rows `from`… (at most `limit`) of the testset's latest revision, and the revision's row count. */
-export async function rowsFrom(testsetId: string, from: number, limit = PAGE_ROWS, signal?: AbortSignal): Promise<Page> {
+export async function rowsFrom(
+  testsetId: string, from: number, limit = PAGE_ROWS, signal?: AbortSignal,
+): Promise<Page> {
   const answer = await api("POST", "/testcases/query", {
     testset_ref: { id: testsetId }, windowing: { offset: from, limit },
   }, { signal });
   const rows = (answer.testcases ?? []) as { id: string; data: Record<string, unknown> | null }[];
-  return { rows: rows.map((t, i) => ({ index: from + i, id: t.id, data: t.data ?? {} })), total: answer.testcase_count ?? 0 };
+  return {
+    rows: rows.map((t, i) => ({ index: from + i, id: t.id, data: t.data ?? {} })),
+    total: answer.testcase_count ?? 0,
+  };
 }
 
 /** The text a row is searched in and shown as: its values, the server's own bookkeeping (`testcase_…`) left out. */

@@ -61,23 +61,27 @@ export function Workbench(props: {
     { ...original, parameters: { ...(original.parameters ?? {}), prompt: typed } },
     ...columns.filter((c) => c.source !== "draft").map((c) => fetched[c.source]?.data),
   ];
-  const inputs = sources.flatMap((data) => revisionInputs(data)).filter((input, i, all) => all.findIndex((x) => x.name === input.name) === i);
+  const inputs = sources.flatMap((data) => revisionInputs(data))
+    .filter((input, i, all) => all.findIndex((x) => x.name === input.name) === i);
   const running = Object.values(runs).some((r) => r.state === "running");
 
-  const setRun = (key: number, update: (run: Run | undefined) => Run) => setRuns((all) => ({ ...all, [key]: update(all[key]) }));
+  const setRun = (key: number, update: (run: Run | undefined) => Run) =>
+    setRuns((all) => ({ ...all, [key]: update(all[key]) }));
   const runColumn = async (column: Column, body: Record<string, unknown>, signal: AbortSignal) => {
     const call = columnCall(column, revision, { parameters: draftParameters, changed }, detailed);
     setRun(column.key, () => ({ state: "running", text: "" }));
     const finish = (result: InvokeResult) => setRun(column.key, (r) => invokeFinished(result, r));
     try {
-      const result = await invokeStreaming(call.target, body, (text) => setRun(column.key, () => ({ state: "running", text })), signal, call.parameters);
+      const streamed = (text: string) => setRun(column.key, () => ({ state: "running", text }));
+      const result = await invokeStreaming(call.target, body, streamed, signal, call.parameters);
       finish(result);
       if (result.traceId) {
         const metrics = await runMetrics(result.traceId, signal).catch(() => null);
         setRun(column.key, (r) => (r?.state === "finished" ? { ...r, metrics } : r!));
       }
     } catch (error) {
-      finish({ ok: false, outputs: null, traceId: null, error: signal.aborted ? "Stopped" : messageOf(error), status: 0 });
+      const message = signal.aborted ? "Stopped" : messageOf(error);
+      finish({ ok: false, outputs: null, traceId: null, error: message, status: 0 });
     }
   };
 
@@ -98,6 +102,11 @@ export function Workbench(props: {
     for (const column of columns) void runColumn(column, parsed.body, abort.signal);
   };
 
+  const committable = () => {
+    if (now.data) return now.data;
+    setErrors(now.errors);
+    return null;
+  };
   const fill = (data: Record<string, unknown>) => {
     const next = { ...values };
     for (const input of inputs) {
@@ -107,22 +116,28 @@ export function Workbench(props: {
     }
     setValues(next);
   };
-  const addColumn = () => setColumns([...columns, { key: Math.max(...columns.map((c) => c.key)) + 1, source: "draft", model: "" }]);
+  const addColumn = () =>
+    setColumns([...columns, { key: Math.max(...columns.map((c) => c.key)) + 1, source: "draft", model: "" }]);
+  const discard = () => {
+    setDraft(draftOf(originalPrompt!));
+    setErrors({});
+  };
 
   return (
     <div class="pg-bench">
       <section class="pg-config" aria-labelledby="pg-config-title">
         <h2 id="pg-config-title">
-          Prompt <span class="muted pg-version">{revision.variant_slug} v{revision.version}{changed ? " · edited" : ""}</span>
+          Prompt{" "}
+          <span class="muted pg-version">{revision.variant_slug} v{revision.version}{changed ? " · edited" : ""}</span>
         </h2>
         {changed && draft && (
-          <button type="button" class="button-small button-quiet pg-discard" onClick={() => { setDraft(draftOf(originalPrompt!)); setErrors({}); }}>
+          <button type="button" class="button-small button-quiet pg-discard" onClick={discard}>
             Discard edits
           </button>
         )}
         {draft ? (
           <>
-            <CommitDraft base={revision} changed={changed} data={() => (now.data ? now.data : (setErrors(now.errors), null))}
+            <CommitDraft base={revision} changed={changed} data={committable}
               onErrors={setErrors} onCommitted={props.onCommitted} onOpen={props.onOpen} />
             <PromptForm draft={draft} errors={errors} onChange={setDraft} />
           </>
@@ -137,13 +152,16 @@ export function Workbench(props: {
           <div class="edit-actions">
             <button type="submit" class="button-primary" disabled={running}>{running ? "Running…" : "Run"}</button>
             {running && <button type="button" onClick={() => controller.current?.abort()}>Stop</button>}
-            <button type="button" class="button-quiet" onClick={addColumn} disabled={columns.length >= MAX_COLUMNS}>Compare with…</button>
+            <button type="button" class="button-quiet" onClick={addColumn} disabled={columns.length >= MAX_COLUMNS}>
+              Compare with…
+            </button>
           </div>
         </form>
         <div class={`pg-columns pg-columns-${columns.length}`}>
           {columns.map((column, i) => (
-            <OutputColumn key={column.key} column={column} index={i} run={runs[column.key] ?? null} revisions={revisions}
-              variantSlug={props.variantSlug} modelPlaceholder={columnModel(column, draftParameters, detailed)}
+            <OutputColumn key={column.key} column={column} index={i} run={runs[column.key] ?? null}
+              revisions={revisions}
+              variantSlug={props.variantSlug} draftLabel={changed ? "Your draft" : `v${revision.version} as committed`} modelPlaceholder={columnModel(column, draftParameters, detailed)}
               onChange={(next) => setColumns(columns.map((c) => (c.key === next.key ? next : c)))}
               onRemove={i === 0 ? undefined : () => setColumns(columns.filter((c) => c.key !== column.key))} />
           ))}
@@ -157,5 +175,6 @@ export function Workbench(props: {
 /** A column's run once the invocation answered; an answer that failed keeps the text streamed before. */
 function invokeFinished(result: InvokeResult, run: Run | undefined): Run {
   const text = run?.text ?? "";
-  return { state: "finished", text, result: result.ok ? result : { ...result, outputs: result.outputs ?? (text || null) } };
+  if (result.ok) return { state: "finished", text, result };
+  return { state: "finished", text, result: { ...result, outputs: result.outputs ?? (text || null) } };
 }
