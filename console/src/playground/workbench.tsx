@@ -116,6 +116,7 @@ export function Workbench(props: {
     }
     setValues(next);
   };
+  const draftLabel = changed ? "Your draft" : `v${revision.version} as committed`;
   const addColumn = () =>
     setColumns([...columns, { key: Math.max(...columns.map((c) => c.key)) + 1, source: "draft", model: "" }]);
   const discard = () => {
@@ -161,7 +162,7 @@ export function Workbench(props: {
           {columns.map((column, i) => (
             <OutputColumn key={column.key} column={column} index={i} run={runs[column.key] ?? null}
               revisions={revisions}
-              variantSlug={props.variantSlug} draftLabel={changed ? "Your draft" : `v${revision.version} as committed`} modelPlaceholder={columnModel(column, draftParameters, detailed)}
+              variantSlug={props.variantSlug} draftLabel={draftLabel} modelPlaceholder={columnModel(column, draftParameters, detailed)}
               onChange={(next) => setColumns(columns.map((c) => (c.key === next.key ? next : c)))}
               onRemove={i === 0 ? undefined : () => setColumns(columns.filter((c) => c.key !== column.key))} />
           ))}
