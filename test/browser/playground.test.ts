@@ -247,5 +247,10 @@ describe("console: playground", () => {
     expect(ids(picked).slice(0, 2)).toEqual(ids(original));
     expect(original.testcase_count).toBe(2500);
     await page.getByRole("heading", { name: /capitals v1 on 3 rows of Lands/ }).waitFor();
+    // The server runs it: each row through the application, against the stub provider.
+    const status = async () => (await server.api("GET", `/simple/evaluations/${runId}`)).evaluation.data.status;
+    await expect.poll(status, { timeout: 30_000, interval: 500 }).toBe("success");
+    const outputs = llm.requests.map((r) => r.body.messages.at(-1)?.content);
+    expect(outputs).toEqual(expect.arrayContaining(["Capital of Land 1800?", "Capital of Land 1801?"]));
   });
 });
