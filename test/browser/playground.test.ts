@@ -108,8 +108,14 @@ describe("console: playground", () => {
 
   it("edits the prompt and its settings, runs the draft without committing, then commits it", async () => {
     const { page } = browser;
-    const app = await createApp("drafts", "Drafts");
+    // A prompt without a template format: the form reads it as curly, and opening it is no edit.
+    const { template_format: _, ...prompt } = completion("gpt-4o-mini").parameters.prompt;
+    const app = (await server.api("POST", "/simple/applications/", {
+      application: { slug: "drafts", name: "Drafts", data: { uri: "svc:builtin:completion:v0", parameters: { prompt } } },
+    })).application;
     await signIn(page, server, `/playground?app=${app.id}&revision=${app.revision_id}`);
+    await page.getByText("Edit the prompt or its settings to run a draft; commit it here as v2.").waitFor();
+    await expect(page.getByRole("heading", { name: /^Prompt/ }).textContent()).resolves.toBe("Prompt drafts.default v1");
     // The revision's prompt: its messages with their roles, the variables they name, and the model's settings.
     await expect(page.getByLabel("Role of message 1").inputValue()).resolves.toBe("system");
     await expect(page.getByLabel("Message 2 (user)").inputValue()).resolves.toBe("Capital of {{country}}?");
@@ -142,9 +148,10 @@ describe("console: playground", () => {
     expect(page.url()).toContain(`revision=${newest.id}`);
     const stored = (await server.api("GET", `/applications/revisions/${newest.id}`)).application_revision;
     expect(stored.message).toBe("Ask for the city, in a language");
-    const { prompt } = stored.data.parameters;
-    expect(prompt.messages[1].content).toBe("Which city is the capital of {{country}}? Answer in {{language}}.");
-    expect(prompt.llm_config).toEqual({ model: "gpt-4o-mini", temperature: 0.3, max_tokens: 64 });
+    const committedPrompt = stored.data.parameters.prompt;
+    expect(committedPrompt.template_format).toBe("curly");
+    expect(committedPrompt.messages[1].content).toBe("Which city is the capital of {{country}}? Answer in {{language}}.");
+    expect(committedPrompt.llm_config).toEqual({ model: "gpt-4o-mini", temperature: 0.3, max_tokens: 64 });
     await page.getByRole("heading", { name: /Prompt drafts\.default v2$/ }).waitFor();
 
     // A draft of v1 committed after v2 came: the server's 409, and the way to the newest.

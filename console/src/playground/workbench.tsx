@@ -52,13 +52,16 @@ export function Workbench(props: {
     return { data: { ...original, parameters: { ...(original.parameters ?? {}), prompt: next.prompt } }, errors: {} };
   };
   const now = built();
-  const changed = !now.data || JSON.stringify(now.data) !== JSON.stringify(original);
+  // Compared with the form's own reading of the stored prompt, so that opening a revision is no edit.
+  const [pristine] = useState(() =>
+    (originalPrompt ? JSON.stringify(promptOfDraft(originalPrompt, draftOf(originalPrompt)).prompt) : ""));
+  const changed = !now.data || (!!originalPrompt && JSON.stringify(now.data.parameters?.prompt) !== pristine);
   const draftParameters = now.data?.parameters ?? original.parameters ?? {};
   // The inputs of every configuration in a column: the draft's variables first.
   const typed = draft && originalPrompt
-    ? { ...originalPrompt, messages: draft.messages, template_format: draft.templateFormat } : originalPrompt;
+    ? { ...originalPrompt, messages: draft.messages, template_format: draft.templateFormat } : null;
   const sources = [
-    { ...original, parameters: { ...(original.parameters ?? {}), prompt: typed } },
+    typed ? { ...original, parameters: { ...(original.parameters ?? {}), prompt: typed } } : original,
     ...columns.filter((c) => c.source !== "draft").map((c) => fetched[c.source]?.data),
   ];
   const inputs = sources.flatMap((data) => revisionInputs(data))
@@ -162,7 +165,8 @@ export function Workbench(props: {
           {columns.map((column, i) => (
             <OutputColumn key={column.key} column={column} index={i} run={runs[column.key] ?? null}
               revisions={revisions}
-              variantSlug={props.variantSlug} draftLabel={draftLabel} modelPlaceholder={columnModel(column, draftParameters, detailed)}
+              variantSlug={props.variantSlug} draftLabel={draftLabel}
+              modelPlaceholder={columnModel(column, draftParameters, detailed)}
               onChange={(next) => setColumns(columns.map((c) => (c.key === next.key ? next : c)))}
               onRemove={i === 0 ? undefined : () => setColumns(columns.filter((c) => c.key !== column.key))} />
           ))}
