@@ -183,7 +183,8 @@ describe("console: playground", () => {
     await page.getByRole("button", { name: "Compare with…" }).click();
     await page.getByLabel("Column 3 runs").selectOption({ label: "sides.default v1" });
     // A revision's own model is the placeholder of its column's model field, and can be replaced too.
-    await expect.poll(() => page.getByLabel("Model of column 3").getAttribute("placeholder")).toBe("gpt-4o-mini");
+    const placeholder = () => page.getByLabel("Model of column 3").getAttribute("placeholder");
+    await expect.poll(placeholder, { timeout: 10_000 }).toBe("gpt-4o-mini");
     await page.getByLabel("Model of column 3").fill("gpt-4.1-mini");
     await page.getByLabel("country").fill("Japan");
     const before = llm.requests.length;

@@ -71,10 +71,13 @@ export function Workbench(props: {
   const setRun = (key: number, update: (run: Run | undefined) => Run) =>
     setRuns((all) => ({ ...all, [key]: update(all[key]) }));
   const runColumn = async (column: Column, body: Record<string, unknown>, signal: AbortSignal) => {
-    const call = columnCall(column, revision, { parameters: draftParameters, changed }, detailed);
     setRun(column.key, () => ({ state: "running", text: "" }));
     const finish = (result: InvokeResult) => setRun(column.key, (r) => invokeFinished(result, r));
     try {
+      // A revision picked a moment ago may not be fetched yet: its model override needs its data.
+      const missing = column.source !== "draft" && !fetched[column.source];
+      const known = missing ? [...detailed, await fetchRevision("applications", column.source, signal)] : detailed;
+      const call = columnCall(column, revision, { parameters: draftParameters, changed }, known);
       const streamed = (text: string) => setRun(column.key, () => ({ state: "running", text }));
       const result = await invokeStreaming(call.target, body, streamed, signal, call.parameters);
       finish(result);
