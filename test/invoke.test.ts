@@ -136,6 +136,54 @@ describe("invoking applications through the hosted runtime", () => {
     expect(JSON.parse(done.split("data: ")[1])).toMatchObject({ outputs: "Capital of Chile?" });
   });
 
+  it("runs an uncommitted configuration sent inline with a revision's invoke, and commits nothing", async () => {
+    const app = (await p.ok("POST", "/simple/applications/", {
+      application: {
+        slug: "inline-draft", data: { uri: "svc:builtin:completion:v0", parameters: prompt("Capital of {{country}}?") },
+      },
+    })).application;
+    const revisions = async () => (await p.ok("POST", "/applications/revisions/log", {
+      application: { application_variant_id: app.variant_id },
+    })).application_revisions.length;
+    const committed = await revisions();
+    const draft = prompt("Largest city of {{country}}?", { llm_config: { model: "gpt-4o", temperature: 0.2 } });
+    // By the revision's own address, streamed: the draft's prompt and settings run, under the revision's references.
+    const streamed = await server.app.inject({
+      method: "POST", url: `/services/revisions/${app.revision_id}/invoke`,
+      headers: { authorization: `ApiKey ${p.key}`, accept: "text/event-stream" },
+      payload: { data: { inputs: { country: "Canada" }, parameters: draft } },
+    });
+    expect(streamed.statusCode).toBe(200);
+    expect(streamed.headers["content-type"]).toContain("text/event-stream");
+    const done = streamed.body.split("\n\n").find((e) => e.startsWith("event: done"))!;
+    const event = JSON.parse(done.split("data: ")[1]);
+    expect(event).toMatchObject({ outputs: "Largest city of Canada?", usage: { total_tokens: expect.any(Number) } });
+    expect(llm.requests.at(-1)!.body).toMatchObject({ model: "gpt-4o", temperature: 0.2, stream: true });
+    const { trace } = await p.ok("GET", `/traces/${event.trace_id}`);
+    expect(trace.references.workflow_revision.id).toBe(app.revision_id);
+    expect(trace.usage.total_tokens).toBeGreaterThan(0);
+    // By references: the inline parameters win over what the references resolve to.
+    const byRef = await server.app.inject({
+      method: "POST", url: "/services/invoke", headers: { authorization: `ApiKey ${p.key}` },
+      payload: {
+        data: { inputs: { country: "Chad" }, parameters: draft },
+        references: { application_revision: { id: app.revision_id } },
+      },
+    });
+    expect(byRef.statusCode).toBe(200);
+    expect(byRef.json().data.outputs).toBe("Largest city of Chad?");
+    expect(llm.requests.at(-1)!.body.model).toBe("gpt-4o");
+    // Without parameters, the stored configuration.
+    const stored = await server.app.inject({
+      method: "POST", url: `/services/revisions/${app.revision_id}/invoke`,
+      headers: { authorization: `ApiKey ${p.key}` },
+      payload: { data: { inputs: { country: "Chad" } } },
+    });
+    expect(stored.json().data.outputs).toBe("Capital of Chad?");
+    expect(llm.requests.at(-1)!.body.model).toBe("gpt-4o-mini");
+    expect(await revisions()).toBe(committed);
+  });
+
   it("runs a custom code app at its revision's address", async () => {
     const app = (await p.ok("POST", "/simple/applications/", {
       application: { slug: "doubler", data: { uri: "svc:custom:code:v0", script: "function run(inputs, parameters) { return { doubled: inputs.n * parameters.factor }; }", parameters: { factor: 2 } } },

@@ -39,12 +39,20 @@ export function parseSseEvent(block: string): { event: string; data: any } | nul
 const envelopeMessage = (body: any, status: number): string =>
   typeof body?.status?.message === "string" ? body.status.message : body?.detail !== undefined ? detailMessage(body.detail) : `The runtime answered ${status}`;
 
-/** Invokes `target` with `inputs`; `onText` receives the output as it streams in (the whole text so far). */
-export async function invokeStreaming(target: InvokeTarget, inputs: Record<string, unknown>, onText: (text: string) => void, signal?: AbortSignal): Promise<InvokeResult> {
-  const url = "revisionId" in target ? `/services/revisions/${encodeURIComponent(target.revisionId)}/invoke` : "/services/invoke";
+/**
+ * Invokes `target` with `inputs`; `onText` receives the output as it streams in (the whole text so far). With
+ * `parameters`, the target runs them instead of its stored ones (an uncommitted configuration, sent inline).
+ */
+export async function invokeStreaming(
+  target: InvokeTarget, inputs: Record<string, unknown>, onText: (text: string) => void, signal?: AbortSignal,
+  parameters?: Record<string, unknown>,
+): Promise<InvokeResult> {
+  const url = "revisionId" in target
+    ? `/services/revisions/${encodeURIComponent(target.revisionId)}/invoke` : "/services/invoke";
+  const data = parameters ? { inputs, parameters } : { inputs };
   const body = "revisionId" in target
-    ? { data: { inputs } }
-    : { data: { inputs }, references: { application: { id: target.applicationId }, environment: { slug: target.environment } } };
+    ? { data }
+    : { data, references: { application: { id: target.applicationId }, environment: { slug: target.environment } } };
   const headers: Record<string, string> = { accept: "text/event-stream", "content-type": "application/json" };
   const key = apiKey();
   if (key) headers.authorization = `ApiKey ${key}`;
@@ -77,7 +85,8 @@ export async function invokeStreaming(target: InvokeTarget, inputs: Record<strin
         text += parsed.data.text;
         onText(text);
       } else if (parsed.event === "done") {
-        return { ok: true, outputs: parsed.data?.outputs ?? text, traceId: parsed.data?.trace_id ?? headerTrace, error: null, status: res.status };
+        const traceId = parsed.data?.trace_id ?? headerTrace;
+        return { ok: true, outputs: parsed.data?.outputs ?? text, traceId, error: null, status: res.status };
       } else if (parsed.event === "error") {
         const code = typeof parsed.data?.status?.code === "number" ? parsed.data.status.code : 500;
         return { ok: false, outputs: text || null, traceId: parsed.data?.trace_id ?? headerTrace, error: envelopeMessage(parsed.data, code), status: code };
