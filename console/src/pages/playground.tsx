@@ -174,6 +174,7 @@ function Runner(props: { revision: Revision; target: InvokeTarget }) {
           <div class="pg-trace">
             <span class="muted">Trace</span> <IdChip id={result.traceId} label="trace id" />
             <button type="button" class="button-small" aria-expanded={showTrace} onClick={() => setShowTrace(!showTrace)}>{showTrace ? "Hide trace" : "Show trace"}</button>
+            <Link href={`/traces/${result.traceId}`}>Open in Traces</Link>
           </div>
         )}
         {showTrace && result?.traceId && <TracePanel traceId={result.traceId} />}
