@@ -23,13 +23,16 @@ export function TraceTarget(props: { span: Span }) {
   );
 }
 
-/** A value on one line, cut at `max` characters: strings as they are, the rest as JSON. */
+/** A value on one line, cut at `max` characters: strings as they are, objects as `key: value · …`, the rest as JSON. */
 export function preview(value: unknown, max: number): string {
   if (value === undefined || value === null) return "";
   let text = typeof value === "string" ? value : JSON.stringify(value);
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const entries = Object.entries(value as Record<string, unknown>);
-    if (entries.length > 0) text = entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(" · ");
+    const one = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+    // One field (a question, a prompt) reads best as its value alone.
+    if (entries.length === 1) text = one(entries[0]![1]);
+    else if (entries.length > 1) text = entries.map(([k, v]) => `${k}: ${one(v)}`).join(" · ");
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
@@ -41,4 +44,12 @@ export function Tokens(props: { tokens: any }) {
   const t = props.tokens;
   if (!t || typeof t.total !== "number" || t.total === 0) return <span class="muted">—</span>;
   return <span title={`prompt ${t.prompt ?? 0} · completion ${t.completion ?? 0}`}>{t.total.toLocaleString("en-US")}</span>;
+}
+
+let format: Intl.DateTimeFormat | undefined;
+
+/** When a trace started, to the second (traces come close together), the exact value in the tooltip. */
+export function TraceTime(props: { value: string }) {
+  format ??= new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit", second: "2-digit" });
+  return <time dateTime={props.value} title={props.value}>{format.format(new Date(props.value))}</time>;
 }

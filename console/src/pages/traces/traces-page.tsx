@@ -11,12 +11,11 @@ import { Link } from "../../components/link.tsx";
 import { ListFooter } from "../../components/list-footer.tsx";
 import { Loading } from "../../components/loading.tsx";
 import { Table, type Column } from "../../components/table.tsx";
-import { Time } from "../../components/time.tsx";
 import { usePagedList } from "../../paged-list.ts";
 import { setQuery, type ViewProps } from "../../router.ts";
 import { costText, dataOf, filtersOf, metricOf, queryTraces, RANGES, type Span, type TraceFilters } from "../../traces.ts";
 import { AddToTestset } from "./add-to-testset.tsx";
-import { durationOf, preview, Tokens, TraceStatus, TraceTarget } from "./trace-cells.tsx";
+import { durationOf, preview, Tokens, TraceStatus, TraceTarget, TraceTime } from "./trace-cells.tsx";
 
 const PAGE = 50;
 
@@ -97,7 +96,11 @@ export function TracesPage({ query }: ViewProps) {
 
   const columns: Column<Span>[] = [
     {
-      title: "Select",
+      title: (
+        <input
+          type="checkbox" checked={allShown} aria-label="Select all shown" onChange={(e) => toggleAll(e.currentTarget.checked)}
+        />
+      ),
       cell: (s) => (
         <input
           type="checkbox" checked={selected.has(s.trace_id)} aria-label={`Select the trace ${s.span_name} of ${s.start_time}`}
@@ -105,7 +108,7 @@ export function TracesPage({ query }: ViewProps) {
         />
       ),
     },
-    { title: "Time", cell: (s) => <Link href={`/traces/${s.trace_id}`}><Time value={s.start_time} /></Link> },
+    { title: "Time", cell: (s) => <span class="ob-nowrap"><TraceTime value={s.start_time} /></span> },
     { title: "Name", cell: (s) => <Link href={`/traces/${s.trace_id}`} class="ob-name">{s.span_name}</Link> },
     { title: "Application", cell: (s) => <TraceTarget span={s} /> },
     { title: "Status", cell: (s) => <TraceStatus span={s} /> },
@@ -124,10 +127,10 @@ export function TracesPage({ query }: ViewProps) {
     body = <EmptyState title="No matching traces"><p>Change or clear the filters to see more.</p></EmptyState>;
   } else {
     body = (
-      <>
+      <div class="ob-list">
         <Table caption="Traces, newest first" columns={columns} rows={items} rowKey={(s) => s.trace_id} />
         <ListFooter list={list} />
-      </>
+      </div>
     );
   }
   return (
@@ -135,14 +138,10 @@ export function TracesPage({ query }: ViewProps) {
       <h1>Traces</h1>
       <Filters filters={filters} />
       <div class="ob-selection" aria-live="polite">
-        <label class="checkbox">
-          <input type="checkbox" checked={allShown} disabled={items.length === 0} onChange={(e) => toggleAll(e.currentTarget.checked)} />
-          {" "}Select all shown
-        </label>
-        <span class="muted">{selected.size} selected</span>
-        {selected.size > 0 && !adding && (
+        {selected.size > 0 && (
           <>
-            <button type="button" class="button-primary" onClick={() => setAdding(true)}>Add to testset</button>
+            <span><strong>{selected.size}</strong> selected</span>
+            {!adding && <button type="button" class="button-primary" onClick={() => setAdding(true)}>Add to testset</button>}
             <button type="button" class="button-quiet" onClick={() => setSelected(new Map())}>Clear selection</button>
           </>
         )}
