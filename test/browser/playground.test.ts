@@ -56,6 +56,13 @@ describe("console: playground", () => {
     expect(stored.trace.inputs).toEqual({ country: "France" });
     expect(stored.trace.outputs).toBe("Capital of France?");
     await screenshot(page, "playground");
+    // The run's page in Traces: the invocation and its model call, with the prompt sent and the tokens.
+    await page.getByRole("link", { name: "Open in Traces" }).click();
+    await page.waitForURL(`${server.url}/traces/${traceId}`);
+    const spans = page.getByRole("list", { name: "Spans" });
+    await expect.poll(() => spans.getByRole("button").count()).toBeGreaterThan(1);
+    await expect(page.getByRole("region", { name: "Span details" }).getByRole("region", { name: "Inputs" }).textContent())
+      .resolves.toContain("France");
   });
 
   it("shows the output while it is still streaming, and stops on demand", async () => {
