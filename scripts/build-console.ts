@@ -24,7 +24,8 @@ const clientSrc = join(root, "packages/client/src");
 /** Files under `dir`, recursively, as absolute paths. */
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
 function inputs(): string[] {
@@ -69,13 +70,16 @@ export async function buildConsole(): Promise<string> {
   const files = new Map(result.outputFiles.map((file) => [relative(assets, file.path), file.contents]));
 
   const hash = createHash("sha256");
-  for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(path).update("\0").update(content);
+  for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+    hash.update(path).update("\0").update(content);
+  }
   const id = hash.digest("hex").slice(0, 12);
   // The chunks app.js imports statically are preloaded with it, rather than found once it has been parsed.
   const preload = Object.entries(result.metafile.outputs)
     .find(([path]) => path.endsWith("/app.js"))?.[1].imports
     .filter((i) => i.kind === "import-statement")
-    .map((i) => `<link rel="modulepreload" href="%BASE%${relative(assets, join(root, i.path)).split("\\").join("/")}">\n`) ?? [];
+    .map((i) => relative(assets, join(root, i.path)).split("\\").join("/"))
+    .map((path) => `<link rel="modulepreload" href="%BASE%${path}">\n`) ?? [];
   const html = readFileSync(join(consoleDir, "index.html"), "utf8")
     .replace("<script type=\"module\"", `${preload.join("")}<script type="module"`)
     .replaceAll("%BASE%", `/assets/${id}/`);
@@ -94,7 +98,8 @@ export async function buildConsole(): Promise<string> {
   return id;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && existsSync(src) && (process.argv.includes("--force") || stale())) {
+const run = process.argv[1] === fileURLToPath(import.meta.url) && existsSync(src);
+if (run && (process.argv.includes("--force") || stale())) {
   const id = await buildConsole();
   process.stdout.write(`console built into console/dist (assets /assets/${id}/)\n`);
 }

@@ -82,10 +82,13 @@ export function filteringOf(f: TraceFilters): Json {
     { field: "parent_id", operator: "is", value: null },
     { field: "trace_type", operator: "is_not", value: "annotation" },
   ];
-  if (f.app) conditions.push({ operator: "or", conditions: [reference("application", f.app), reference("workflow", f.app)] });
+  if (f.app) {
+    conditions.push({ operator: "or", conditions: [reference("application", f.app), reference("workflow", f.app)] });
+  }
   if (f.env) conditions.push(reference("environment", f.env));
   if (f.status) {
-    conditions.push({ field: "status_code", operator: f.status === "error" ? "is" : "is_not", value: "STATUS_CODE_ERROR" });
+    const operator = f.status === "error" ? "is" : "is_not";
+    conditions.push({ field: "status_code", operator, value: "STATUS_CODE_ERROR" });
   }
   if (f.session) conditions.push({ field: "session_id", operator: "is", value: f.session });
   if (f.user) conditions.push({ field: "user_id", operator: "is", value: f.user });
@@ -97,7 +100,9 @@ export function filteringOf(f: TraceFilters): Json {
  * A page of root spans, newest first. `from` is the last page's windowing (as JSON) or null for the first; the
  * time range's lower bound is fixed when the first page is read, so that later pages continue the same window.
  */
-export async function queryTraces(f: TraceFilters, from: string | null, limit: number, signal?: AbortSignal): Promise<Page<Span>> {
+export async function queryTraces(
+  f: TraceFilters, from: string | null, limit: number, signal?: AbortSignal,
+): Promise<Page<Span>> {
   const windowing = from
     ? JSON.parse(from)
     : { limit, ...(f.range ? { oldest: new Date(Date.now() - RANGES[f.range]!.ms).toISOString() } : {}) };

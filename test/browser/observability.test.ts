@@ -17,10 +17,14 @@ function supportTrace(question: string, answer: string, startedAt: number, faile
   const traceId = hex(16);
   const root = hex(8);
   const status = failed ? { code: 2, message: "The model provider timed out" } : { code: 1 };
-  const span = (spanId: string, parentSpanId: string, name: string, from: number, to: number, values: Record<string, Value>) => ({
+  const span = (
+    spanId: string, parentSpanId: string, name: string, from: number, to: number, values: Record<string, Value>,
+  ) => ({
     traceId, spanId, ...(parentSpanId ? { parentSpanId } : {}), name, kind: 1,
-    startTimeUnixNano: ns(startedAt, from), endTimeUnixNano: ns(startedAt, to), attributes: attrs(values), status: { code: 1 },
+    startTimeUnixNano: ns(startedAt, from), endTimeUnixNano: ns(startedAt, to), attributes: attrs(values),
+    status: { code: 1 },
   });
+  const exception = attrs({ "exception.type": "TimeoutError", "exception.message": "no answer in 30 s" });
   const spans = [
     {
       ...span(root, "", "support-bot", 0, 1200, {
@@ -35,11 +39,12 @@ function supportTrace(question: string, answer: string, startedAt: number, faile
       ...span(hex(8), root, "chat gpt-4o-mini", 300, 1150, {
         "ag.type.node": "chat", "ag.data.inputs.prompt": `Answer the customer: ${question}`,
         "ag.data.parameters.model": "gpt-4o-mini", "ag.data.outputs": answer,
-        "ag.metrics.unit.tokens.prompt": 412, "ag.metrics.unit.tokens.completion": 57, "ag.metrics.unit.tokens.total": 469,
+        "ag.metrics.unit.tokens.prompt": 412, "ag.metrics.unit.tokens.completion": 57,
+        "ag.metrics.unit.tokens.total": 469,
       }),
       status,
       events: failed
-        ? [{ name: "exception", timeUnixNano: ns(startedAt, 1150), attributes: attrs({ "exception.type": "TimeoutError", "exception.message": "no answer in 30 s" }) }]
+        ? [{ name: "exception", timeUnixNano: ns(startedAt, 1150), attributes: exception }]
         : [],
     },
   ];
@@ -53,10 +58,11 @@ describe("console: traces", () => {
 
   /** Sends spans as OTLP/JSON over HTTP, as an OpenTelemetry exporter does. */
   const exportSpans = async (spans: object[]) => {
+    const resource = { attributes: attrs({ "service.name": "support-bot" }) };
     const res = await fetch(`${server.url}/api/otlp/v1/traces`, {
       method: "POST",
       headers: { authorization: `ApiKey ${server.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ resourceSpans: [{ resource: { attributes: attrs({ "service.name": "support-bot" }) }, scopeSpans: [{ spans }] }] }),
+      body: JSON.stringify({ resourceSpans: [{ resource, scopeSpans: [{ spans }] }] }),
     });
     expect(res.status, await res.clone().text()).toBe(200);
   };
@@ -79,14 +85,18 @@ describe("console: traces", () => {
 
   it("lists ingested and hosted traces, filters them, opens one and adds two to a new testset", async () => {
     const now = Date.now();
-    const password = supportTrace("How do I reset my password?", "Open Settings, then Security, then Reset password.", now - 60_000);
+    const reset = "Open Settings, then Security, then Reset password.";
+    const password = supportTrace("How do I reset my password?", reset, now - 60_000);
     const refund = supportTrace("Where is my refund?", "Sorry, I could not look that up.", now - 40_000, true);
-    const invoice = supportTrace("Can I get an invoice?", "Yes: Billing, then Invoices, then Download.", now - 20_000);
+    const invoiceAnswer = "Yes: Billing, then Invoices, then Download.";
+    const invoice = supportTrace("Can I get an invoice?", invoiceAnswer, now - 20_000);
     await exportSpans([...password.spans, ...refund.spans, ...invoice.spans]);
     Object.assign(traces, { password: password.traceId, refund: refund.traceId, invoice: invoice.traceId });
     // A hosted invocation: an application deployed to production, run through the runtime.
     const app = (await server.api("POST", "/simple/applications/", {
-      application: { slug: "geo", name: "Geo", data: { uri: "svc:custom:code:v0", script: "function run(i) { return 'Lima'; }" } },
+      application: {
+        slug: "geo", name: "Geo", data: { uri: "svc:custom:code:v0", script: "function run(i) { return 'Lima'; }" },
+      },
     })).application;
     await server.api("POST", "/applications/revisions/deploy", {
       application_variant_ref: { id: app.variant_id }, environment_ref: { slug: "production" },
@@ -94,7 +104,10 @@ describe("console: traces", () => {
     const invoked = await fetch(`${server.url}/services/invoke`, {
       method: "POST",
       headers: { authorization: `ApiKey ${server.key}`, "content-type": "application/json" },
-      body: JSON.stringify({ data: { inputs: { country: "Peru" } }, references: { application: { id: app.id }, environment: { slug: "production" } } }),
+      body: JSON.stringify({
+        data: { inputs: { country: "Peru" } },
+        references: { application: { id: app.id }, environment: { slug: "production" } },
+      }),
     });
     expect(invoked.status).toBe(200);
     traces.hosted = (await invoked.json()).trace_id;
@@ -188,10 +201,8 @@ describe("console: traces", () => {
     const [, testsetId, revisionId] = /\/testsets\/([^/]+)\/revisions\/([^/]+)\/rows$/.exec(page.url())!;
     const stored = await server.api("POST", "/testcases/query", { testset_revision_ref: { id: revisionId } });
     expect(stored.testcases.map((t: { data: object }) => t.data)).toEqual(expect.arrayContaining([
-      expect.objectContaining({ question: "Can I get an invoice?", correct_answer: "Yes: Billing, then Invoices, then Download." }),
-      expect.objectContaining({
-        question: "How do I reset my password?", correct_answer: "Open Settings, then Security, then Reset password.",
-      }),
+      expect.objectContaining({ question: "Can I get an invoice?", correct_answer: invoiceAnswer }),
+      expect.objectContaining({ question: "How do I reset my password?", correct_answer: reset }),
     ]));
     expect(stored.testcases).toHaveLength(2);
 
@@ -202,10 +213,12 @@ describe("console: traces", () => {
     await page.getByRole("button", { name: "Add to testset" }).click();
     await form.getByRole("combobox", { name: /^Testset/ }).selectOption({ label: "Support questions" });
     await form.getByRole("button", { name: "Commit rows" }).click();
-    await page.waitForURL((url) => url.pathname.startsWith(`/testsets/${testsetId}/revisions/`) && !url.pathname.includes(revisionId));
+    await page.waitForURL((url) =>
+      url.pathname.startsWith(`/testsets/${testsetId}/revisions/`) && !url.pathname.includes(revisionId));
     await page.getByText("Add 1 trace").waitFor();
     await page.getByTestId("row-count").filter({ hasText: "3" }).waitFor();
-    const next = await server.api("POST", "/testcases/query", { testset_revision_ref: { id: new URL(page.url()).pathname.split("/")[4] } });
+    const nextRevision = new URL(page.url()).pathname.split("/")[4];
+    const next = await server.api("POST", "/testcases/query", { testset_revision_ref: { id: nextRevision } });
     expect(next.testcases).toHaveLength(3);
     expect(next.testcases.map((t: { data: object }) => t.data)).toContainEqual(
       expect.objectContaining({ question: "Where is my refund?", correct_answer: "Sorry, I could not look that up." }),

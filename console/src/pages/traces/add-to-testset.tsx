@@ -67,7 +67,9 @@ export function AddToTestset(props: { traces: Span[]; onCancel: () => void }) {
         navigate(`/testsets/${created.testset.id}/revisions/${created.testset.revision_id}/rows`);
       } else {
         const committed = await api<{ testset_revision: { id: string } }>("POST", "/testsets/revisions/commit", {
-          testset_revision_commit: { testset_id: testsetId, message: commitMessage, delta: { rows: { add: testcases } } },
+          testset_revision_commit: {
+            testset_id: testsetId, message: commitMessage, delta: { rows: { add: testcases } },
+          },
           include_testcases: false, include_testcase_ids: false,
         });
         navigate(`/testsets/${testsetId}/revisions/${committed.testset_revision.id}/rows`);

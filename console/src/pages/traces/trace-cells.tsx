@@ -43,13 +43,16 @@ export const durationOf = (span: Span) => durationText(metricOf(span, "duration"
 export function Tokens(props: { tokens: any }) {
   const t = props.tokens;
   if (!t || typeof t.total !== "number" || t.total === 0) return <span class="muted">—</span>;
-  return <span title={`prompt ${t.prompt ?? 0} · completion ${t.completion ?? 0}`}>{t.total.toLocaleString("en-US")}</span>;
+  const title = `prompt ${t.prompt ?? 0} · completion ${t.completion ?? 0}`;
+  return <span title={title}>{t.total.toLocaleString("en-US")}</span>;
 }
 
 let format: Intl.DateTimeFormat | undefined;
 
 /** When a trace started, to the second (traces come close together), the exact value in the tooltip. */
 export function TraceTime(props: { value: string }) {
-  format ??= new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", hour: "numeric", minute: "2-digit", second: "2-digit" });
+  format ??= new Intl.DateTimeFormat(undefined, {
+    month: "short", day: "numeric", hour: "numeric", minute: "2-digit", second: "2-digit",
+  });
   return <time dateTime={props.value} title={props.value}>{format.format(new Date(props.value))}</time>;
 }

@@ -13,7 +13,9 @@ import { Loading } from "../../components/loading.tsx";
 import { Table, type Column } from "../../components/table.tsx";
 import { usePagedList } from "../../paged-list.ts";
 import { setQuery, type ViewProps } from "../../router.ts";
-import { costText, dataOf, filtersOf, metricOf, queryTraces, RANGES, type Span, type TraceFilters } from "../../traces.ts";
+import {
+  costText, dataOf, filtersOf, metricOf, queryTraces, RANGES, type Span, type TraceFilters,
+} from "../../traces.ts";
 import { AddToTestset } from "./add-to-testset.tsx";
 import { durationOf, preview, Tokens, TraceStatus, TraceTarget, TraceTime } from "./trace-cells.tsx";
 
@@ -46,13 +48,14 @@ function Filters(props: { filters: TraceFilters }) {
     if (chosen && !list.some(([slug]) => slug === chosen)) list.push([chosen, chosen]);
     return [["", "Any"], ...list];
   };
+  const ranges = Object.entries(RANGES).map(([key, range]): [string, string] => [key, range.title]);
   return (
     <form class="ob-filters" role="search" aria-label="Filter traces" onSubmit={(e) => e.preventDefault()}>
       {text("q", "Search inputs and outputs", f.q, "words in inputs, outputs…")}
       {select("app", "Application", f.app, slugs(apps.data?.items, f.app))}
       {select("env", "Environment", f.env, slugs(envs.data?.items, f.env))}
       {select("status", "Status", f.status, [["", "Any"], ["ok", "OK"], ["error", "Error"]])}
-      {select("range", "Time", f.range, [["", "Any time"], ...Object.entries(RANGES).map(([k, r]): [string, string] => [k, r.title])])}
+      {select("range", "Time", f.range, [["", "Any time"], ...ranges])}
       {text("session", "Session id", f.session, "session id")}
       {text("user", "User id", f.user, "user id")}
     </form>
@@ -98,12 +101,14 @@ export function TracesPage({ query }: ViewProps) {
     {
       title: (
         <input
-          type="checkbox" checked={allShown} aria-label="Select all shown" onChange={(e) => toggleAll(e.currentTarget.checked)}
+          type="checkbox" checked={allShown} aria-label="Select all shown"
+          onChange={(e) => toggleAll(e.currentTarget.checked)}
         />
       ),
       cell: (s) => (
         <input
-          type="checkbox" checked={selected.has(s.trace_id)} aria-label={`Select the trace ${s.span_name} of ${s.start_time}`}
+          type="checkbox" checked={selected.has(s.trace_id)}
+          aria-label={`Select the trace ${s.span_name} of ${s.start_time}`}
           onChange={(e) => toggle(s, e.currentTarget.checked)}
         />
       ),
@@ -141,11 +146,15 @@ export function TracesPage({ query }: ViewProps) {
         {selected.size > 0 && (
           <>
             <span><strong>{selected.size}</strong> selected</span>
-            {!adding && <button type="button" class="button-primary" onClick={() => setAdding(true)}>Add to testset</button>}
+            {!adding && (
+              <button type="button" class="button-primary" onClick={() => setAdding(true)}>Add to testset</button>
+            )}
             <button type="button" class="button-quiet" onClick={() => setSelected(new Map())}>Clear selection</button>
           </>
         )}
-        {filtered && <button type="button" class="button-quiet ob-clear" onClick={() => clearFilters()}>Clear filters</button>}
+        {filtered && (
+          <button type="button" class="button-quiet ob-clear" onClick={() => clearFilters()}>Clear filters</button>
+        )}
       </div>
       {adding && <AddToTestset traces={[...selected.values()]} onCancel={() => setAdding(false)} />}
       {body}
@@ -153,4 +162,5 @@ export function TracesPage({ query }: ViewProps) {
   );
 }
 
-const clearFilters = () => setQuery({ app: null, env: null, status: null, range: null, session: null, user: null, q: null });
+const clearFilters = () =>
+  setQuery({ app: null, env: null, status: null, range: null, session: null, user: null, q: null });
