@@ -267,7 +267,8 @@ describe("console: evaluations", () => {
     await page.getByLabel("Failed only").uncheck();
     await expect.poll(() => scenarios.count()).toBe(3);
     // Each scenario links to its trace's page in Traces: the application's span, its inputs and output.
-    await scenarios.filter({ hasText: "Peru" }).getByRole("link", { name: /View the trace of .*Peru.* in Traces/ }).click();
+    const view = scenarios.filter({ hasText: "Peru" }).getByRole("link", { name: /View the trace of .*Peru.* in Traces/ });
+    await view.click();
     await page.waitForURL(/\/traces\/[0-9a-f]{32}$/);
     await page.getByRole("list", { name: "Spans" }).getByRole("button").first().waitFor();
     const details = page.getByRole("region", { name: "Span details" });
