@@ -193,6 +193,7 @@ describe("console: traces", () => {
     await form.getByLabel("New testset's name").fill("Support questions");
     await expect(form.getByLabel("Expected answer column").inputValue()).resolves.toBe("correct_answer");
     await form.getByLabel("Commit message").fill("Two answers from production");
+    await screenshot(page, "observability-add");
     await form.getByRole("button", { name: "Commit rows" }).click();
     await page.waitForURL(/\/testsets\/[0-9a-f-]+\/revisions\/[0-9a-f-]+\/rows$/);
     await page.getByText("Two answers from production").waitFor();

@@ -97,20 +97,24 @@ export function AddToTestset(props: { traces: Span[]; onCancel: () => void }) {
         {!testsetId && (
           <label class="ev-field">
             New testset's name
-            <input value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. Support questions" />
+            <input
+              type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. Support questions"
+            />
           </label>
         )}
         <label class="ev-field">
           Expected answer column
-          <input value={answerColumn ?? suggested} onInput={(e) => setAnswerColumn(e.currentTarget.value)} />
+          <input type="text" value={answerColumn ?? suggested} onInput={(e) => setAnswerColumn(e.currentTarget.value)} />
         </label>
         <label class="ev-field ob-add-message">
           Commit message
-          <input value={message} onInput={(e) => setMessage(e.currentTarget.value)} placeholder={`Add ${n} traces`} />
+          <input
+            type="text" value={message} onInput={(e) => setMessage(e.currentTarget.value)} placeholder={`Add ${n} traces`}
+          />
         </label>
       </div>
       <p class="muted">
-        Columns: {rowColumns.map((c) => <code class="ob-column">{c}</code>)}
+        Columns: {rowColumns.map((c) => <code class="badge ob-column">{c}</code>)}
         {unknown.length > 0 && <> · new to this testset: {unknown.join(", ")}</>}
       </p>
       <ErrorBanner message={error ?? testsets.error ?? columns.error} />
