@@ -20,6 +20,9 @@ import { SettingsPage } from "./pages/settings.tsx";
 import type { Route } from "./router.ts";
 import { TestsetGridPage, TestsetLatestRowsPage } from "./pages/testset-grid.tsx";
 
+const TracesPage = lazyView(() => import("./pages/traces/traces-page.tsx").then((m) => m.TracesPage));
+const TracePage = lazyView(() => import("./pages/traces/trace-page.tsx").then((m) => m.TracePage));
+
 export const ROUTES: Route[] = [
   { pattern: "/", view: RegistryPage, section: "registry" },
   { pattern: "/registry", view: RegistryPage, section: "registry" },
@@ -50,6 +53,6 @@ export const ROUTES: Route[] = [
   { pattern: "/evaluations", view: EvaluationsPage, section: "evaluations" },
   { pattern: "/evaluations/compare", view: EvaluationComparePage, section: "evaluations" },
   { pattern: "/evaluations/:id", view: EvaluationRunPage, section: "evaluations" },
-  { pattern: "/traces", view: lazyView(() => import("./pages/traces/traces-page.tsx").then((m) => m.TracesPage)), section: "traces" },
-  { pattern: "/traces/:id", view: lazyView(() => import("./pages/traces/trace-page.tsx").then((m) => m.TracePage)), section: "traces" },
+  { pattern: "/traces", view: TracesPage, section: "traces" },
+  { pattern: "/traces/:id", view: TracePage, section: "traces" },
 ];

@@ -267,7 +267,7 @@ describe("console: evaluations", () => {
     await page.getByLabel("Failed only").uncheck();
     await expect.poll(() => scenarios.count()).toBe(3);
     // Each scenario links to its trace's page in Traces: the application's span, its inputs and output.
-    const view = scenarios.filter({ hasText: "Peru" }).getByRole("link", { name: /View the trace of .*Peru.* in Traces/ });
+    const view = scenarios.filter({ hasText: "Peru" }).getByRole("link", { name: /View the trace of .*Peru/ });
     await view.click();
     await page.waitForURL(/\/traces\/[0-9a-f]{32}$/);
     await page.getByRole("list", { name: "Spans" }).getByRole("button").first().waitFor();

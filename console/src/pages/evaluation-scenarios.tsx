@@ -83,7 +83,11 @@ export function ScenarioTable(props: {
         const id = (main ? r.results[main.key] : Object.values(r.results).find((x) => x.trace_id))?.trace_id;
         if (!id) return <span class="muted">—</span>;
         const label = `View the trace of ${r.inputs ? brief(r.inputs, 60) : r.scenario.id} in Traces`;
-        return <span class="ev-trace-link"><IdChip id={id} label="trace id" /> <Link href={`/traces/${id}`} aria-label={label}>View</Link></span>;
+        return (
+          <span class="ev-trace-link">
+            <IdChip id={id} label="trace id" /> <Link href={`/traces/${id}`} aria-label={label}>View</Link>
+          </span>
+        );
       },
     },
     {

@@ -98,18 +98,22 @@ export function AddToTestset(props: { traces: Span[]; onCancel: () => void }) {
           <label class="ev-field">
             New testset's name
             <input
-              type="text" value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. Support questions"
+              type="text" value={name} placeholder="e.g. Support questions"
+              onInput={(e) => setName(e.currentTarget.value)}
             />
           </label>
         )}
         <label class="ev-field">
           Expected answer column
-          <input type="text" value={answerColumn ?? suggested} onInput={(e) => setAnswerColumn(e.currentTarget.value)} />
+          <input
+            type="text" value={answerColumn ?? suggested} onInput={(e) => setAnswerColumn(e.currentTarget.value)}
+          />
         </label>
         <label class="ev-field ob-add-message">
           Commit message
           <input
-            type="text" value={message} onInput={(e) => setMessage(e.currentTarget.value)} placeholder={`Add ${n} traces`}
+            type="text" value={message} placeholder={`Add ${n} traces`}
+            onInput={(e) => setMessage(e.currentTarget.value)}
           />
         </label>
       </div>
