@@ -1,8 +1,10 @@
 /**
  * `npm ci` (prepare, after the client build) builds the web console into console/dist: esbuild (its
  * WebAssembly build, so nothing native is installed) bundles console/src/main.tsx with Preact and
- * @tessera/client (from its TypeScript source, through console/tsconfig.json's paths) into one minified ES
- * module, and console/src/styles.css into one stylesheet, each with a source map. Everything but index.html
+ * @tessera/client (from its TypeScript source, through console/tsconfig.json's paths) into minified ES
+ * modules, and console/src/styles.css into one stylesheet, each with a source map. A page the routes load
+ * with `import()` (lazy-view.tsx) becomes a chunk of its own (`chunks/`), fetched when first shown, so the
+ * first view does not download it. Everything but index.html
  * lives under `/assets/<hash>/`, the hash of the built files, so it can be cached forever.
  * Skipped when dist is newer than every input.
  */
@@ -22,7 +24,8 @@ const clientSrc = join(root, "packages/client/src");
 /** Files under `dir`, recursively, as absolute paths. */
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
 function inputs(): string[] {
@@ -48,6 +51,8 @@ export async function buildConsole(): Promise<string> {
     write: false,
     bundle: true,
     format: "esm",
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
     target: "es2022",
     platform: "browser",
     minify: true,
@@ -58,14 +63,26 @@ export async function buildConsole(): Promise<string> {
     jsxImportSource: "preact",
     charset: "utf8",
     logLevel: "silent",
+    metafile: true,
+    absWorkingDir: root, // what the metafile's paths are relative to
   });
   for (const warning of result.warnings) process.stderr.write(`console build warning: ${warning.text}\n`);
   const files = new Map(result.outputFiles.map((file) => [relative(assets, file.path), file.contents]));
 
   const hash = createHash("sha256");
-  for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) hash.update(path).update("\0").update(content);
+  for (const [path, content] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+    hash.update(path).update("\0").update(content);
+  }
   const id = hash.digest("hex").slice(0, 12);
-  const html = readFileSync(join(consoleDir, "index.html"), "utf8").replaceAll("%BASE%", `/assets/${id}/`);
+  // The chunks app.js imports statically are preloaded with it, rather than found once it has been parsed.
+  const preload = Object.entries(result.metafile.outputs)
+    .find(([path]) => path.endsWith("/app.js"))?.[1].imports
+    .filter((i) => i.kind === "import-statement")
+    .map((i) => relative(assets, join(root, i.path)).split("\\").join("/"))
+    .map((path) => `<link rel="modulepreload" href="%BASE%${path}">\n`) ?? [];
+  const html = readFileSync(join(consoleDir, "index.html"), "utf8")
+    .replace("<script type=\"module\"", `${preload.join("")}<script type="module"`)
+    .replaceAll("%BASE%", `/assets/${id}/`);
 
   // Written beside dist, then swapped in: a server starting meanwhile never reads half a build.
   const next = `${dist}.${process.pid}`;
@@ -81,7 +98,8 @@ export async function buildConsole(): Promise<string> {
   return id;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && existsSync(src) && (process.argv.includes("--force") || stale())) {
+const run = process.argv[1] === fileURLToPath(import.meta.url) && existsSync(src);
+if (run && (process.argv.includes("--force") || stale())) {
   const id = await buildConsole();
   process.stdout.write(`console built into console/dist (assets /assets/${id}/)\n`);
 }

@@ -71,8 +71,8 @@ describe("web console", () => {
     });
     expect(plain.headers["content-encoding"]).toBeUndefined();
     expect(gunzipSync(app.rawPayload).equals(plain.rawPayload)).toBe(true);
-    // one module: Preact and the client are inside it, nothing is left to resolve in the browser
-    expect(plain.body).not.toMatch(/\bfrom\s*["'](preact|@tessera\/client|\.\/)/);
+    // Preact and the client are bundled: the only imports left are this build's chunks
+    expect(plain.body).not.toMatch(/\bfrom\s*["'](preact|@tessera\/client|\.\/(?!chunks\/))/);
     expect(plain.body).not.toContain("node:");
     expect(plain.body).toMatch(/\/\/# sourceMappingURL=app\.js\.map\s*$/);
     const map = await server.app.inject({ url: `/assets/${hash}/app.js.map` });
@@ -80,6 +80,33 @@ describe("web console", () => {
     expect(map.json().sources).toContain("../../src/main.tsx"); // relative: no path of the machine that built it
     const css = await server.app.inject({ url: `/assets/${hash}/styles.css` });
     expect(css.headers["content-type"]).toBe("text/css; charset=utf-8");
+  });
+
+  it("loads the first view's chunks with app.js and leaves the traces pages out of it", async () => {
+    const page = await server.app.inject({ url: "/", headers: HTML });
+    const app = (await server.app.inject({ url: `/assets/${hash}/app.js` })).body;
+    const imported = [...app.matchAll(/\bfrom\s*"\.\/(chunks\/[^"]+\.js)"/g)].map((m) => m[1]!);
+    expect(imported.length).toBeGreaterThan(0);
+    const firstView = [app];
+    for (const chunk of imported) {
+      // preloaded by index.html, so the browser does not wait for app.js to find them
+      expect(page.body).toContain(`<link rel="modulepreload" href="/assets/${hash}/${chunk}">`);
+      const res = await server.app.inject({ url: `/assets/${hash}/${chunk}` });
+      expect(res.statusCode, chunk).toBe(200);
+      firstView.push(res.body);
+    }
+    const lazy = [...app.matchAll(/import\("\.\/(chunks\/trace[^"]+\.js)"\)/g)].map((m) => m[1]!);
+    const names = lazy.map((path) => path.replace(/-[A-Z0-9]+\.js$/, ""));
+    expect(names).toEqual(["chunks/traces-page", "chunks/trace-page"]);
+    for (const chunk of lazy) {
+      const res = await server.app.inject({ url: `/assets/${hash}/${chunk}` });
+      expect(res.statusCode, chunk).toBe(200);
+      expect(res.body).toContain("ob-");
+    }
+    // what only the traces pages use is downloaded when one is opened
+    for (const text of ["ob-waterfall", "Expected answer column", "Search inputs and outputs"]) {
+      expect(firstView.join("\n"), text).not.toContain(text);
+    }
   });
 
   it("answers 404 for an unknown asset or another build's hash, never cached", async () => {

@@ -1,6 +1,7 @@
 /**
  * Every view of the console and its URL. A page adds itself here (most specific patterns first) and, when
- * it has a header tab, to sections.ts. Views receive `{params, query}` (router.ts).
+ * it has a header tab, to sections.ts. Views receive `{params, query}` (router.ts). A page most visits never open
+ * is loaded with `lazyView(() => import(…))`: its module is a chunk of its own, fetched when first shown.
  */
 import { ArtifactPage } from "./pages/artifact.tsx";
 import { ArtifactDiffPage } from "./pages/artifact-diff.tsx";
@@ -12,11 +13,15 @@ import { EnvironmentsPage } from "./pages/environments.tsx";
 import { EvaluationComparePage } from "./pages/evaluation-compare.tsx";
 import { EvaluationRunPage } from "./pages/evaluation-run.tsx";
 import { EvaluationsPage } from "./pages/evaluations.tsx";
+import { lazyView } from "./lazy-view.tsx";
 import { PlaygroundPage } from "./pages/playground.tsx";
 import { RegistryPage } from "./pages/registry.tsx";
 import { SettingsPage } from "./pages/settings.tsx";
 import type { Route } from "./router.ts";
 import { TestsetGridPage, TestsetLatestRowsPage } from "./pages/testset-grid.tsx";
+
+const TracesPage = lazyView(() => import("./pages/traces/traces-page.tsx").then((m) => m.TracesPage));
+const TracePage = lazyView(() => import("./pages/traces/trace-page.tsx").then((m) => m.TracePage));
 
 export const ROUTES: Route[] = [
   { pattern: "/", view: RegistryPage, section: "registry" },
@@ -48,4 +53,6 @@ export const ROUTES: Route[] = [
   { pattern: "/evaluations", view: EvaluationsPage, section: "evaluations" },
   { pattern: "/evaluations/compare", view: EvaluationComparePage, section: "evaluations" },
   { pattern: "/evaluations/:id", view: EvaluationRunPage, section: "evaluations" },
+  { pattern: "/traces", view: TracesPage, section: "traces" },
+  { pattern: "/traces/:id", view: TracePage, section: "traces" },
 ];

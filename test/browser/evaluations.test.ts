@@ -266,6 +266,16 @@ describe("console: evaluations", () => {
     await expect(page.getByRole("dialog", { name: "Scenario trace" }).count()).resolves.toBe(0);
     await page.getByLabel("Failed only").uncheck();
     await expect.poll(() => scenarios.count()).toBe(3);
+    // Each scenario links to its trace's page in Traces: the application's span, its inputs and output.
+    const view = scenarios.filter({ hasText: "Peru" }).getByRole("link", { name: /View the trace of .*Peru/ });
+    await view.click();
+    await page.waitForURL(/\/traces\/[0-9a-f]{32}$/);
+    await page.getByRole("list", { name: "Spans" }).getByRole("button").first().waitFor();
+    const details = page.getByRole("region", { name: "Span details" });
+    await expect(details.getByRole("region", { name: "Inputs" }).textContent()).resolves.toContain("Peru");
+    await expect(details.getByRole("region", { name: "Outputs" }).textContent()).resolves.toContain("Cusco");
+    await page.goBack();
+    await expect.poll(() => scenarios.count()).toBe(3);
 
     // The run with every case wrong is not shown as a success on its page either.
     await page.goto(`${server.url}/evaluations/${zero.evaluation.id}`);

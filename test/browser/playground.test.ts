@@ -60,6 +60,19 @@ describe("console: playground", () => {
     expect(stored.trace.inputs).toEqual({ country: "France" });
     expect(stored.trace.outputs).toBe("Capital of France?");
     await screenshot(page, "playground");
+    // The run's page in Traces: the invocation and its model call, with the prompt sent and the tokens.
+    await page.getByRole("link", { name: "Open in Traces" }).click();
+    await page.waitForURL(`${server.url}/traces/${traceId}`);
+    const spans = page.getByRole("list", { name: "Spans" });
+    await expect.poll(() => spans.getByRole("button").count()).toBeGreaterThan(1);
+    const inputs = page.getByRole("region", { name: "Span details" }).getByRole("region", { name: "Inputs" });
+    await expect(inputs.textContent()).resolves.toContain("France");
+    // A run of one revision names its application as a workflow: the application filter finds it all the same.
+    await page.goto(`${server.url}/traces?app=capitals`);
+    const listed = page.getByRole("table", { name: "Traces, newest first" });
+    await listed.getByText("France", { exact: true }).waitFor();
+    await page.goto(`${server.url}/traces?app=slow`);
+    await page.getByText("No matching traces").waitFor();
   });
 
   it("shows the output while it is still streaming, and stops on demand", async () => {

@@ -1,8 +1,8 @@
 import type { ComponentChildren } from "preact";
 
 export interface Column<T> {
-  /** The header. */
-  title: string;
+  /** The header: a word, or a control (a checkbox that selects every row). */
+  title: ComponentChildren;
   /** The cell. */
   cell: (row: T) => ComponentChildren;
   /** Hidden on phone-width screens. */

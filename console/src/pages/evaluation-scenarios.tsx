@@ -1,6 +1,7 @@
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { IdChip } from "../components/id-chip.tsx";
+import { Link } from "../components/link.tsx";
 import { ListFooter } from "../components/list-footer.tsx";
 import { Loading } from "../components/loading.tsx";
 import { StatusBadge } from "../components/run-progress.tsx";
@@ -41,8 +42,9 @@ export function scenarioFailed(row: ScenarioRow): boolean {
 }
 
 /**
- * A run's scenarios, a page at a time: testcase inputs, the application's output, each evaluator's verdict, and a
- * button that opens the scenario's trace; `failedOnly` keeps the failed ones of the pages loaded.
+ * A run's scenarios, a page at a time: testcase inputs, the application's output, each evaluator's verdict, a link
+ * to the scenario's trace in Traces, and a button that opens it beside the table; `failedOnly` keeps the failed ones
+ * of the pages loaded.
  */
 export function ScenarioTable(props: {
   run: Run;
@@ -79,7 +81,13 @@ export function ScenarioTable(props: {
       wide: true,
       cell: (r) => {
         const id = (main ? r.results[main.key] : Object.values(r.results).find((x) => x.trace_id))?.trace_id;
-        return id ? <IdChip id={id} label="trace id" /> : <span class="muted">—</span>;
+        if (!id) return <span class="muted">—</span>;
+        const label = `View the trace of ${r.inputs ? brief(r.inputs, 60) : r.scenario.id} in Traces`;
+        return (
+          <span class="ev-trace-link">
+            <IdChip id={id} label="trace id" /> <Link href={`/traces/${id}`} aria-label={label}>View</Link>
+          </span>
+        );
       },
     },
     {

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { ErrorBanner } from "../components/error-banner.tsx";
 import { IdChip } from "../components/id-chip.tsx";
+import { Link } from "../components/link.tsx";
 import type { InvokeResult } from "../invoke.ts";
 import type { Revision } from "../revisions.ts";
 import { TracePanel } from "../pages/trace-panel.tsx";
@@ -74,6 +75,7 @@ export function OutputColumn(props: {
           <button type="button" class="button-small" aria-expanded={showTrace} onClick={() => setShowTrace(!showTrace)}>
             {showTrace ? "Hide trace" : "Show trace"}
           </button>
+          <Link href={`/traces/${result.traceId}`}>Open in Traces</Link>
         </div>
       )}
       {showTrace && result?.traceId && <TracePanel traceId={result.traceId} />}
