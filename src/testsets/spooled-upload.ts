@@ -103,5 +103,5 @@ export async function storeReceived(db: Database, scope: Scope, received: Receiv
   }
   await flush();
   const stored = await inTurn(db, () => db.transaction((tx) => list.finish(tx)));
-  return new ResolvedIds({ ...stored, columns: received.columns.toJSON() });
+  return new ResolvedIds({ ...stored, ...received.columns.stored() });
 }
