@@ -2,6 +2,8 @@
  * Every view of the console and its URL. A page adds itself here (most specific patterns first) and, when
  * it has a header tab, to sections.ts. Views receive `{params, query}` (router.ts).
  */
+import { AnnotationQueuePage } from "./pages/annotation-queue.tsx";
+import { AnnotationsPage } from "./pages/annotations.tsx";
 import { ArtifactPage } from "./pages/artifact.tsx";
 import { ArtifactDiffPage } from "./pages/artifact-diff.tsx";
 import { CreateEvaluatorPage } from "./pages/create-evaluator.tsx";
@@ -48,4 +50,6 @@ export const ROUTES: Route[] = [
   { pattern: "/evaluations", view: EvaluationsPage, section: "evaluations" },
   { pattern: "/evaluations/compare", view: EvaluationComparePage, section: "evaluations" },
   { pattern: "/evaluations/:id", view: EvaluationRunPage, section: "evaluations" },
+  { pattern: "/annotations", view: AnnotationsPage, section: "annotations" },
+  { pattern: "/annotations/:id", view: AnnotationQueuePage, section: "annotations" },
 ];

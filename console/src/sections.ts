@@ -4,5 +4,6 @@ export const SECTIONS: { id: string; title: string; href: string }[] = [
   { id: "environments", title: "Environments", href: "/environments" },
   { id: "playground", title: "Playground", href: "/playground" },
   { id: "evaluations", title: "Evaluations", href: "/evaluations" },
+  { id: "annotations", title: "Annotations", href: "/annotations" },
   { id: "settings", title: "Settings", href: "/settings" },
 ];
