@@ -81,12 +81,17 @@ function fieldOf(name: string, schema: Record<string, any>, required: string[]):
   };
 }
 
-/** The fields of an evaluator's `schemas.outputs`; without one, a free-text `comment`. */
+// Stored schemas do not keep their properties' order: quick answers first, free text last.
+const FIELD_RANK = (f: OutputField) => (f.required ? 0 : 10) + (f.type === "boolean" ? 0 : f.choices ? 1
+  : f.type === "number" || f.type === "integer" ? 2 : f.type === "json" ? 3 : 4);
+
+/** The fields of an evaluator's `schemas.outputs`, required ones first; without a schema, a free-text `comment`. */
 export function outputFields(outputs: Record<string, any> | null | undefined): OutputField[] {
   const properties = outputs?.properties;
   if (!properties || typeof properties !== "object") return [{ name: "comment", type: "string", required: false }];
   const required: string[] = Array.isArray(outputs!.required) ? outputs!.required : [];
-  return Object.entries<Record<string, any>>(properties).map(([name, schema]) => fieldOf(name, schema ?? {}, required));
+  const fields = Object.entries<Record<string, any>>(properties).map(([name, schema]) => fieldOf(name, schema ?? {}, required));
+  return fields.sort((a, b) => FIELD_RANK(a) - FIELD_RANK(b));
 }
 
 /** The queue, its run, and the human steps it asks for (the queue's `step_keys`, else all of the run's). */
@@ -125,6 +130,25 @@ export async function queueScenarios(queueId: string, userId: string | null, sig
     next = page.windowing?.next ?? null;
   } while (next && out.length < 10_000);
   return out;
+}
+
+/**
+ * The scenarios of the run every human step has a result for (repeat 0): annotated ones. A run's own scenario
+ * status says whether its automatic steps ran, not whether a person judged it.
+ */
+export async function annotatedScenarios(runId: string, steps: HumanStep[], signal?: AbortSignal): Promise<Set<string>> {
+  const counts = new Map<string, number>();
+  for (const step of steps) {
+    let next: string | null = null;
+    do {
+      const page: { results: Result[]; windowing?: { next?: string | null } | null } = await api("POST", "/evaluations/results/query", {
+        result: { run_id: runId, step_key: step.key, repeat_idx: 0 }, windowing: { limit: 1000, next },
+      }, { signal });
+      for (const r of page.results) if (r.status === "success") counts.set(r.scenario_id, (counts.get(r.scenario_id) ?? 0) + 1);
+      next = page.results.length ? page.windowing?.next ?? null : null;
+    } while (next);
+  }
+  return new Set([...counts].filter(([, n]) => n >= steps.length).map(([id]) => id));
 }
 
 async function traces(ids: string[], signal?: AbortSignal): Promise<Map<string, TraceIO>> {
@@ -187,13 +211,10 @@ export async function submitAnnotation(options: {
     });
     traceId = annotation.trace_id;
   }
-  if (before) {
-    await api("PATCH", "/evaluations/results/", { results: [{ id: before.result.id, status: "success", trace_id: traceId }] });
-  } else {
-    await api("POST", "/evaluations/results/", {
-      results: [{ run_id: run.id, scenario_id: scenarioId, step_key: step.key, repeat_idx: 0, status: "success", trace_id: traceId }],
-    });
-  }
+  // Results are set, one per scenario, step and repeat: a second annotation replaces the first's.
+  await api("POST", "/evaluations/results/", {
+    results: [{ run_id: run.id, scenario_id: scenarioId, step_key: step.key, repeat_idx: 0, status: "success", trace_id: traceId }],
+  });
 }
 
 /** Marks a scenario annotated, once each of its human steps has its result. */

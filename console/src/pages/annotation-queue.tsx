@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { messageOf, useApi } from "../api.ts";
 import { AnnotationFields, draftOf, outputsOf, type Draft } from "../annotation/annotation-fields.tsx";
 import {
-  closeScenario, currentUserId, loadQueue, loadScenario, queueScenarios, queueUsers, submitAnnotation, type HumanStep,
+  annotatedScenarios, closeScenario, currentUserId, loadQueue, loadScenario, queueScenarios, queueUsers, submitAnnotation, type HumanStep,
 } from "../annotation/queue-api.ts";
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
@@ -11,8 +11,6 @@ import { Loading } from "../components/loading.tsx";
 import { brief, type Run, type Scenario } from "../evaluations.ts";
 import { hrefOf, setQuery, type ViewProps } from "../router.ts";
 import { queueTitle } from "./annotations.tsx";
-
-const isDone = (s: Scenario) => s.status === "success";
 
 /**
  * `/annotations/{queueId}?scenario=…&all=1`: a queue's scenarios one at a time (the signed-in user's when the queue
@@ -30,7 +28,12 @@ export function AnnotationQueuePage({ params, query }: ViewProps) {
   }, [params.id, all]);
   const scenarios = useApi(async (signal) => {
     if (!loaded.data) return null;
-    return queueScenarios(params.id, loaded.data.mine ? (await currentUserId(signal)) : null, signal);
+    const { mine, run, steps } = loaded.data;
+    const [list, annotated] = await Promise.all([
+      queueScenarios(params.id, mine ? await currentUserId(signal) : null, signal),
+      annotatedScenarios(run.id, steps, signal),
+    ]);
+    return { list, annotated };
   }, [loaded.data, round]);
 
   if (loaded.error) return <ErrorBanner message={loaded.error} onRetry={loaded.reload} />;
@@ -39,7 +42,8 @@ export function AnnotationQueuePage({ params, query }: ViewProps) {
   }
   if (!loaded.data) return <Loading label="Loading the queue…" />;
   const { queue, run, steps, mine } = loaded.data;
-  const list = scenarios.data ?? [];
+  const list = scenarios.data?.list ?? [];
+  const isDone = (s: Scenario) => !!scenarios.data?.annotated.has(s.id);
   const done = list.filter(isDone).length;
   const wanted = query.get("scenario");
   const current = list.find((s) => s.id === wanted) ?? list.find((s) => !isDone(s)) ?? list[0];
@@ -52,11 +56,11 @@ export function AnnotationQueuePage({ params, query }: ViewProps) {
       <p class="crumbs"><Link href="/annotations">Annotations</Link> / {queueTitle(queue)}</p>
       <h1>{queueTitle(queue)}</h1>
       <p class="muted">
-        {mine ? "The scenarios this queue hands you." : "Every scenario of this queue."}{" "}
+        {mine ? "The scenarios this queue hands you" : "Every scenario of this queue"}
         {queueUsers(queue).length > 0 && (all
-          ? <Link href={hrefOf(`/annotations/${queue.id}`, {})}>Show mine only</Link>
-          : <Link href={hrefOf(`/annotations/${queue.id}`, { all: "1" })}>Show everyone's</Link>)}
-        {" "}Run: <Link href={`/evaluations/${run.id}`}>{run.name || `…${run.id.slice(-8)}`}</Link>
+          ? <> (<Link href={hrefOf(`/annotations/${queue.id}`, {})}>show mine only</Link>)</>
+          : <> (<Link href={hrefOf(`/annotations/${queue.id}`, { all: "1" })}>show everyone's</Link>)</>)}
+        . Run: <Link href={`/evaluations/${run.id}`}>{run.name || `…${run.id.slice(-8)}`}</Link>
       </p>
       {steps.length === 0 && <ErrorBanner message="This queue's run has no human evaluator step: there is nothing to annotate." />}
       {scenarios.error && <ErrorBanner message={scenarios.error} onRetry={scenarios.reload} />}
@@ -141,7 +145,10 @@ function ScenarioAnnotation(props: { run: Run; steps: HumanStep[]; scenario: Sce
           <fieldset class="an-step" key={step.key}>
             <legend>{step.title}</legend>
             <AnnotationFields stepKey={step.key} fields={step.fields} draft={drafts[step.key] ?? {}}
-              onChange={(d) => setDrafts((all) => ({ ...all, [step.key]: d }))} />
+              onChange={(d) => {
+                setDrafts((all) => ({ ...all, [step.key]: d }));
+                setState({});
+              }} />
           </fieldset>
         ))}
         {state.error && <div class="banner banner-error" role="alert">{state.error}</div>}
