@@ -83,7 +83,7 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     expect(value).toBeLessThanOrEqual(100);
     await page.waitForURL(/\/rows/, { timeout: 60_000 });
     await page.getByTestId("row-count").filter({ hasText: "30,000" }).waitFor();
-    const stored = shown.map((text) => /^Storing rows: ([\d,]+) of 30,000$/.exec(text)?.[1]).filter(Boolean);
+    const stored = shown.map((text) => /Storing rows: ([\d,]+) of 30,000$/.exec(text)?.[1]).filter(Boolean);
     expect(stored.length, shown.join(" | ")).toBeGreaterThan(0);
     expect(shown.some((text) => text.includes("committing the revision")), shown.join(" | ")).toBe(true);
   });
