@@ -52,7 +52,8 @@ export class ColumnCounts {
 
   /** The counts for the revision record, names escaped for jsonb and sorted as jsonb would. */
   toJSON(): Record<string, number> {
-    const stored = [...this.counts].filter(([, n]) => n > 0).map(([name, n]): [string, number] => [toJsonbString(name), n]);
+    const stored = [...this.counts].filter(([, n]) => n > 0)
+      .map(([name, n]): [string, number] => [toJsonbString(name), n]);
     return Object.fromEntries(stored.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 

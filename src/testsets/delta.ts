@@ -117,7 +117,8 @@ function editedOrder(stored: StoredIds | null, columns: NonNullable<TestsetDelta
   const renames = new Map(renamesOf(columns));
   const removed = new Set(columns.remove ?? []);
   const order = stored?.columns ? new ColumnCounts(stored).names() : [];
-  return [...order.map((name) => renames.get(name) ?? name).filter((name) => !removed.has(name)), ...(columns.add ?? [])];
+  const kept = order.map((name) => renames.get(name) ?? name).filter((name) => !removed.has(name));
+  return [...kept, ...(columns.add ?? [])];
 }
 
 /** Every row of the revision with the column operations applied, read and yielded a page at a time. */

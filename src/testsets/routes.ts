@@ -176,7 +176,10 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   // ---- uploads
-  app.post("/simple/testsets/upload", { schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req, reply) => answerUpload(req, reply, async (progress) => {
+  app.post("/simple/testsets/upload", {
+    schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] },
+    config: documentationOnly(multipartForm(SimpleParts)),
+  }, async (req, reply) => answerUpload(req, reply, async (progress) => {
     const u = await upload(req);
     const base = u.file.filename?.replace(/\.[^.]*$/, "") || undefined;
     const testsetId = uuidv7();
@@ -191,7 +194,13 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     }, undefined, testsetId), progress);
     return simple(req, id);
   }));
-  app.post("/simple/testsets/:id/upload", { schema: { tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req, reply) => answerUpload(req, reply, async (progress) => {
+  app.post("/simple/testsets/:id/upload", {
+    schema: {
+      tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"),
+      consumes: ["multipart/form-data"],
+    },
+    config: documentationOnly(multipartForm(SimpleParts)),
+  }, async (req, reply) => answerUpload(req, reply, async (progress) => {
     const id = (req.params as Body).id;
     const artifact = await findArtifact(ctx.db, req.scope, testsets, { id });
     const u = await upload(req);
@@ -202,12 +211,19 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
     }), progress);
     return simple(req, id);
   }));
-  app.post("/testsets/revisions/:id/upload", { schema: { tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(RevisionParts)) }, async (req, reply) => answerUpload(req, reply, async (progress) => {
+  app.post("/testsets/revisions/:id/upload", {
+    schema: {
+      tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"),
+      consumes: ["multipart/form-data"],
+    },
+    config: documentationOnly(multipartForm(RevisionParts)),
+  }, async (req, reply) => answerUpload(req, reply, async (progress) => {
     const base = await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
     const u = await upload(req);
     const message = u.field("message") ?? "Upload";
-    const row = await withUpload(ctx, pool, req.scope, u, base.artifact_id, (tx, data) =>
-      commitRevision(tx, req.scope, testsets, { variantId: base.variant_id, baseRevisionId: base.id, message, data }), progress);
+    const commit = (tx: Queryable, data: ResolvedIds) =>
+      commitRevision(tx, req.scope, testsets, { variantId: base.variant_id, baseRevisionId: base.id, message, data });
+    const row = await withUpload(ctx, pool, req.scope, u, base.artifact_id, commit, progress);
     const include = u.field("include_testcases");
     const options = { include_testcases: include === undefined ? undefined : include === "true" };
     return { count: 1, testset_revision: revisionRecord(testsets, row, await testsets.present!(row, read(req, options))) };

@@ -14,7 +14,9 @@ export function draftOf(fields: OutputField[], outputs: Record<string, unknown> 
 }
 
 /** The outputs a draft stands for, or the first problem found (a required field empty, a number that is none). */
-export function outputsOf(fields: OutputField[], draft: Draft): { outputs?: Record<string, unknown>; problem?: string } {
+export function outputsOf(
+  fields: OutputField[], draft: Draft,
+): { outputs?: Record<string, unknown>; problem?: string } {
   const outputs: Record<string, unknown> = {};
   for (const f of fields) {
     const text = (draft[f.name] ?? "").trim();
@@ -48,7 +50,9 @@ export function outputsOf(fields: OutputField[], draft: Draft): { outputs?: Reco
 }
 
 /** One input per output field: a number box, yes/no, a list of categories, or free text. */
-export function AnnotationFields(props: { stepKey: string; fields: OutputField[]; draft: Draft; onChange: (draft: Draft) => void }) {
+export function AnnotationFields(props: {
+  stepKey: string; fields: OutputField[]; draft: Draft; onChange: (draft: Draft) => void;
+}) {
   const set = (name: string, value: string) => props.onChange({ ...props.draft, [name]: value });
   return (
     <div class="an-fields">
@@ -62,7 +66,8 @@ export function AnnotationFields(props: { stepKey: string; fields: OutputField[]
               <legend>{f.name}{f.required && <span class="muted"> (required)</span>}</legend>
               {[["true", "Yes"], ["false", "No"]].map(([v, text]) => (
                 <label key={v} class="an-choice">
-                  <input type="radio" name={id} value={v} checked={value === v} onChange={() => set(f.name, v)} /> {text}
+                  <input type="radio" name={id} value={v} checked={value === v}
+                    onChange={() => set(f.name, v)} /> {text}
                 </label>
               ))}
               {f.description && <p class="muted field-hint">{f.description}</p>}
@@ -81,10 +86,12 @@ export function AnnotationFields(props: { stepKey: string; fields: OutputField[]
                 })}
               </select>
             ) : f.type === "number" || f.type === "integer" ? (
-              <input id={id} type="number" step={f.type === "integer" ? 1 : "any"} min={f.minimum} max={f.maximum} value={value}
+              <input id={id} type="number" step={f.type === "integer" ? 1 : "any"} min={f.minimum} max={f.maximum}
+                value={value}
                 onInput={(e) => set(f.name, e.currentTarget.value)} />
             ) : (
-              <textarea id={id} rows={f.type === "json" ? 4 : 3} value={value} onInput={(e) => set(f.name, e.currentTarget.value)} />
+              <textarea id={id} rows={f.type === "json" ? 4 : 3} value={value}
+                onInput={(e) => set(f.name, e.currentTarget.value)} />
             )}
             {f.description && <p class="muted field-hint">{f.description}</p>}
           </div>

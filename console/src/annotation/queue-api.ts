@@ -62,7 +62,8 @@ export async function currentUserId(signal?: AbortSignal): Promise<string | null
 
 /** Every queue of the project (the first thousand), newest first. */
 export async function listQueues(signal?: AbortSignal): Promise<Queue[]> {
-  const answer = await api<{ queues: Queue[] }>("POST", "/evaluations/queues/query", { windowing: { limit: 1000 } }, { signal });
+  const body = { windowing: { limit: 1000 } };
+  const answer = await api<{ queues: Queue[] }>("POST", "/evaluations/queues/query", body, { signal });
   return answer.queues;
 }
 
@@ -90,23 +91,29 @@ export function outputFields(outputs: Record<string, any> | null | undefined): O
   const properties = outputs?.properties;
   if (!properties || typeof properties !== "object") return [{ name: "comment", type: "string", required: false }];
   const required: string[] = Array.isArray(outputs!.required) ? outputs!.required : [];
-  const fields = Object.entries<Record<string, any>>(properties).map(([name, schema]) => fieldOf(name, schema ?? {}, required));
+  const fields = Object.entries<Record<string, any>>(properties)
+    .map(([name, schema]) => fieldOf(name, schema ?? {}, required));
   return fields.sort((a, b) => FIELD_RANK(a) - FIELD_RANK(b));
 }
 
 /** The queue, its run, and the human steps it asks for (the queue's `step_keys`, else all of the run's). */
-export async function loadQueue(queueId: string, signal?: AbortSignal): Promise<{ queue: Queue; run: Run; steps: HumanStep[] } | null> {
-  const { queue } = await api<{ queue?: Queue | null }>("GET", `/evaluations/queues/${encodeURIComponent(queueId)}`, undefined, { signal });
+export async function loadQueue(
+  queueId: string, signal?: AbortSignal,
+): Promise<{ queue: Queue; run: Run; steps: HumanStep[] } | null> {
+  const { queue } = await api<{ queue?: Queue | null }>(
+    "GET", `/evaluations/queues/${encodeURIComponent(queueId)}`, undefined, { signal });
   if (!queue) return null;
-  const { run } = await api<{ run: Run }>("GET", `/evaluations/runs/${encodeURIComponent(queue.run_id)}`, undefined, { signal });
+  const { run } = await api<{ run: Run }>("GET", `/evaluations/runs/${encodeURIComponent(queue.run_id)}`, undefined, {
+    signal,
+  });
   const wanted = queue.data?.step_keys;
   const human = (run.data?.steps ?? []).filter((s: RunStep) => s.type === "annotation" && s.origin === "human")
     .filter((s) => !wanted?.length || wanted.includes(s.key));
   const steps = await Promise.all(human.map(async (step): Promise<HumanStep> => {
     const revisionId = step.references.evaluator_revision?.id;
-    const { evaluator_revision: revision } = await api<{ evaluator_revision: any }>("POST", "/evaluators/revisions/retrieve", {
-      evaluator_revision_ref: { id: revisionId },
-    }, { signal });
+    const body = { evaluator_revision_ref: { id: revisionId } };
+    const { evaluator_revision: revision } = await api<{ evaluator_revision: any }>(
+      "POST", "/evaluators/revisions/retrieve", body, { signal });
     return {
       key: step.key,
       title: step.references.evaluator?.slug ?? revision?.evaluator_slug ?? step.key,
@@ -119,7 +126,9 @@ export async function loadQueue(queueId: string, signal?: AbortSignal): Promise<
 }
 
 /** The queue's scenarios for `userId` (all of them when null), in order; at most 10,000. */
-export async function queueScenarios(queueId: string, userId: string | null, signal?: AbortSignal): Promise<Scenario[]> {
+export async function queueScenarios(
+  queueId: string, userId: string | null, signal?: AbortSignal,
+): Promise<Scenario[]> {
   const out: Scenario[] = [];
   let next: string | null = null;
   do {
@@ -136,15 +145,19 @@ export async function queueScenarios(queueId: string, userId: string | null, sig
  * The scenarios of the run every human step has a result for (repeat 0): annotated ones. A run's own scenario
  * status says whether its automatic steps ran, not whether a person judged it.
  */
-export async function annotatedScenarios(runId: string, steps: HumanStep[], signal?: AbortSignal): Promise<Set<string>> {
+export async function annotatedScenarios(
+  runId: string, steps: HumanStep[], signal?: AbortSignal,
+): Promise<Set<string>> {
   const counts = new Map<string, number>();
   for (const step of steps) {
     let next: string | null = null;
     do {
-      const page: { results: Result[]; windowing?: { next?: string | null } | null } = await api("POST", "/evaluations/results/query", {
-        result: { run_id: runId, step_key: step.key, repeat_idx: 0 }, windowing: { limit: 1000, next },
-      }, { signal });
-      for (const r of page.results) if (r.status === "success") counts.set(r.scenario_id, (counts.get(r.scenario_id) ?? 0) + 1);
+      const body = { result: { run_id: runId, step_key: step.key, repeat_idx: 0 }, windowing: { limit: 1000, next } };
+      const page: { results: Result[]; windowing?: { next?: string | null } | null } =
+        await api("POST", "/evaluations/results/query", body, { signal });
+      for (const r of page.results) {
+        if (r.status === "success") counts.set(r.scenario_id, (counts.get(r.scenario_id) ?? 0) + 1);
+      }
       next = page.results.length ? page.windowing?.next ?? null : null;
     } while (next);
   }
@@ -158,7 +171,9 @@ async function traces(ids: string[], signal?: AbortSignal): Promise<Map<string, 
 }
 
 /** One scenario as the annotator sees it. */
-export async function loadScenario(run: Run, steps: HumanStep[], scenarioId: string, signal?: AbortSignal): Promise<ScenarioView> {
+export async function loadScenario(
+  run: Run, steps: HumanStep[], scenarioId: string, signal?: AbortSignal,
+): Promise<ScenarioView> {
   const { results } = await api<{ results: Result[] }>("POST", "/evaluations/results/query", {
     result: { run_id: run.id, scenario_ids: [scenarioId], repeat_idx: 0 }, windowing: { limit: 1000 },
   }, { signal });
@@ -169,7 +184,9 @@ export async function loadScenario(run: Run, steps: HumanStep[], scenarioId: str
   const sourceTrace = results.find((r) => stepType.get(r.step_key) === "input" && r.trace_id)?.trace_id;
   const human = results.filter((r) => humanKeys.has(r.step_key));
   const [testcases, found, annotations] = await Promise.all([
-    testcaseId ? api<{ testcases: { data: Record<string, unknown> }[] }>("POST", "/testcases/query", { testcase_ids: [testcaseId] }, { signal })
+    testcaseId
+      ? api<{ testcases: { data: Record<string, unknown> }[] }>(
+        "POST", "/testcases/query", { testcase_ids: [testcaseId] }, { signal })
       : { testcases: [] },
     traces([invocationTrace, sourceTrace].filter((id): id is string => !!id), signal),
     Promise.all(human.map(async (r) => {
@@ -204,7 +221,10 @@ export async function submitAnnotation(options: {
     const { annotation } = await api<{ annotation: { trace_id: string } }>("POST", "/annotations/", {
       annotation: {
         origin: "human", kind: "eval", channel: "web", data: { outputs },
-        references: { ...(step.evaluatorId ? { evaluator: { id: step.evaluatorId } } : {}), evaluator_revision: { id: step.revisionId } },
+        references: {
+          ...(step.evaluatorId ? { evaluator: { id: step.evaluatorId } } : {}),
+          evaluator_revision: { id: step.revisionId },
+        },
         links: judged ? { invocation: { trace_id: judged.trace_id, span_id: judged.span_id } } : {},
         meta: { run_id: run.id, scenario_id: scenarioId },
       },
@@ -213,7 +233,9 @@ export async function submitAnnotation(options: {
   }
   // Results are set, one per scenario, step and repeat: a second annotation replaces the first's.
   await api("POST", "/evaluations/results/", {
-    results: [{ run_id: run.id, scenario_id: scenarioId, step_key: step.key, repeat_idx: 0, status: "success", trace_id: traceId }],
+    results: [{
+      run_id: run.id, scenario_id: scenarioId, step_key: step.key, repeat_idx: 0, status: "success", trace_id: traceId,
+    }],
   });
 }
 

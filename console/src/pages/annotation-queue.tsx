@@ -2,7 +2,8 @@ import { useEffect, useState } from "preact/hooks";
 import { messageOf, useApi } from "../api.ts";
 import { AnnotationFields, draftOf, outputsOf, type Draft } from "../annotation/annotation-fields.tsx";
 import {
-  annotatedScenarios, closeScenario, currentUserId, loadQueue, loadScenario, queueScenarios, queueUsers, submitAnnotation, type HumanStep,
+  annotatedScenarios, closeScenario, currentUserId, loadQueue, loadScenario, queueScenarios, queueUsers,
+  submitAnnotation, type HumanStep,
 } from "../annotation/queue-api.ts";
 import { EmptyState } from "../components/empty-state.tsx";
 import { ErrorBanner } from "../components/error-banner.tsx";
@@ -38,7 +39,11 @@ export function AnnotationQueuePage({ params, query }: ViewProps) {
 
   if (loaded.error) return <ErrorBanner message={loaded.error} onRetry={loaded.reload} />;
   if (loaded.data === null) {
-    return <EmptyState title="No such queue"><p><Link href="/annotations">Back to the annotation queues</Link>.</p></EmptyState>;
+    return (
+      <EmptyState title="No such queue">
+        <p><Link href="/annotations">Back to the annotation queues</Link>.</p>
+      </EmptyState>
+    );
   }
   if (!loaded.data) return <Loading label="Loading the queue…" />;
   const { queue, run, steps, mine } = loaded.data;
@@ -49,7 +54,8 @@ export function AnnotationQueuePage({ params, query }: ViewProps) {
   const current = list.find((s) => s.id === wanted) ?? list.find((s) => !isDone(s)) ?? list[0];
   const index = current ? list.indexOf(current) : -1;
   const open = (s: Scenario | undefined) => s && setQuery({ scenario: s.id }, { replace: false });
-  const nextPending = (after: number) => list.slice(after + 1).find((s) => !isDone(s)) ?? list.find((s, i) => i !== after && !isDone(s));
+  const nextPending = (after: number) =>
+    list.slice(after + 1).find((s) => !isDone(s)) ?? list.find((s, i) => i !== after && !isDone(s));
 
   return (
     <>
@@ -62,7 +68,9 @@ export function AnnotationQueuePage({ params, query }: ViewProps) {
           : <> (<Link href={hrefOf(`/annotations/${queue.id}`, { all: "1" })}>show everyone's</Link>)</>)}
         . Run: <Link href={`/evaluations/${run.id}`}>{run.name || `…${run.id.slice(-8)}`}</Link>
       </p>
-      {steps.length === 0 && <ErrorBanner message="This queue's run has no human evaluator step: there is nothing to annotate." />}
+      {steps.length === 0 && (
+        <ErrorBanner message="This queue's run has no human evaluator step: there is nothing to annotate." />
+      )}
       {scenarios.error && <ErrorBanner message={scenarios.error} onRetry={scenarios.reload} />}
       {!scenarios.data && !scenarios.error && <Loading label="Loading scenarios…" />}
       {scenarios.data && (
@@ -78,8 +86,13 @@ export function AnnotationQueuePage({ params, query }: ViewProps) {
         <>
           <nav class="an-nav" aria-label="Scenarios">
             <button type="button" disabled={index <= 0} onClick={() => open(list[index - 1])}>Previous</button>
-            <span>Scenario {index + 1} of {list.length}{isDone(current) && <span class="badge badge-live">annotated</span>}</span>
-            <button type="button" disabled={index >= list.length - 1} onClick={() => open(list[index + 1])}>Next</button>
+            <span>
+              Scenario {index + 1} of {list.length}
+              {isDone(current) && <span class="badge badge-live">annotated</span>}
+            </span>
+            <button type="button" disabled={index >= list.length - 1} onClick={() => open(list[index + 1])}>
+              Next
+            </button>
           </nav>
           <ScenarioAnnotation key={`${current.id} ${round}`} run={run} steps={steps} scenario={current}
             onSubmitted={() => {
@@ -99,7 +112,9 @@ function ScenarioAnnotation(props: { run: Run; steps: HumanStep[]; scenario: Sce
   const [drafts, setDrafts] = useState<Record<string, Draft>>({});
   const [state, setState] = useState<{ busy?: boolean; error?: string }>({});
   useEffect(() => {
-    if (view.data) setDrafts(Object.fromEntries(steps.map((s) => [s.key, draftOf(s.fields, view.data!.annotated.get(s.key)?.outputs)])));
+    const annotated = view.data?.annotated;
+    if (!annotated) return;
+    setDrafts(Object.fromEntries(steps.map((s) => [s.key, draftOf(s.fields, annotated.get(s.key)?.outputs)])));
   }, [view.data]);
   if (view.error) return <ErrorBanner message={view.error} onRetry={view.reload} />;
   if (!view.data) return <Loading label="Loading the scenario…" />;
@@ -112,12 +127,16 @@ function ScenarioAnnotation(props: { run: Run; steps: HumanStep[]; scenario: Sce
     const outputs = new Map<HumanStep, Record<string, unknown>>();
     for (const step of steps) {
       const checked = outputsOf(step.fields, drafts[step.key] ?? {});
-      if (checked.problem) return setState({ error: steps.length > 1 ? `${step.title}: ${checked.problem}` : checked.problem });
+      if (checked.problem) {
+        return setState({ error: steps.length > 1 ? `${step.title}: ${checked.problem}` : checked.problem });
+      }
       outputs.set(step, checked.outputs!);
     }
     setState({ busy: true });
     try {
-      for (const [step, values] of outputs) await submitAnnotation({ run, scenarioId: scenario.id, step, view: shown, outputs: values });
+      for (const [step, values] of outputs) {
+        await submitAnnotation({ run, scenarioId: scenario.id, step, view: shown, outputs: values });
+      }
       await closeScenario(scenario.id);
       setState({});
       props.onSubmitted();

@@ -12,7 +12,8 @@ export const queueTitle = (queue: Queue) => queue.name || `Queue of run …${que
 
 /**
  * `/annotations?all=1`: the annotation queues a person works through: those that hand scenarios to the signed-in
- * user or to everyone (a run's default queue), or with `all` every queue of the project. Each opens its annotation view.
+ * user or to everyone (a run's default queue), or with `all` every queue of the project. Each opens its annotation
+ * view.
  */
 export function AnnotationsPage({ query }: ViewProps) {
   const all = query.get("all") === "1";
@@ -34,15 +35,19 @@ export function AnnotationsPage({ query }: ViewProps) {
       </p>
       <div class="controls">
         <label class="checkbox">
-          <input type="checkbox" checked={all} onChange={(e) => setQuery({ all: e.currentTarget.checked ? "1" : null })} />
+          <input type="checkbox" checked={all}
+            onChange={(e) => setQuery({ all: e.currentTarget.checked ? "1" : null })} />
           {" "}Every queue of the project
         </label>
       </div>
       {shown.length === 0 ? (
         <EmptyState title={all ? "No annotation queues" : "No queues for you"}>
           <p>
-            A queue is made with an evaluation that has a human evaluator, or with <code>POST /api/simple/queues/</code>.
-            {!all && queues.length > 0 && <> Other queues exist: <Link href={hrefOf("/annotations", { all: "1" })}>show every queue</Link>.</>}
+            A queue is made with an evaluation that has a human evaluator, or with
+            {" "}<code>POST /api/simple/queues/</code>.
+            {!all && queues.length > 0 && (
+              <> Other queues exist: <Link href={hrefOf("/annotations", { all: "1" })}>show every queue</Link>.</>
+            )}
           </p>
         </EmptyState>
       ) : (

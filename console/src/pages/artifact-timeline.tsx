@@ -28,7 +28,10 @@ export function Timeline(props: {
 }) {
   const { kind, artifactId, variantId, application } = props;
   const [deploys, setDeploys] = useState(0);
-  const environments = useApi((signal) => (application ? loadEnvironments(signal) : Promise.resolve([])), [application?.id, props.round, deploys]);
+  const environments = useApi(
+    (signal) => (application ? loadEnvironments(signal) : Promise.resolve([])),
+    [application?.id, props.round, deploys],
+  );
   const serving = application && environments.data ? servingByRevision(application, environments.data) : new Map();
   const deployed = () => {
     setDeploys((n) => n + 1);
@@ -61,7 +64,11 @@ export function Timeline(props: {
         <table class="timeline">
           <caption class="visually-hidden">Revisions, newest first</caption>
           <thead>
-            <tr><th scope="col">Pick</th><th scope="col">Version</th><th scope="col">Message</th><th scope="col">Author</th><th scope="col">Date</th><th scope="col" class="wide">Changes</th>{application && <th scope="col">Actions</th>}</tr>
+            <tr>
+              <th scope="col">Pick</th><th scope="col">Version</th><th scope="col">Message</th>
+              <th scope="col">Author</th><th scope="col">Date</th><th scope="col" class="wide">Changes</th>
+              {application && <th scope="col">Actions</th>}
+            </tr>
           </thead>
           <tbody>
             {items.map((r) => (
@@ -85,8 +92,8 @@ export function Timeline(props: {
                 </td>
                 {application && (
                   <td>
-                    <RevisionEnvironmentActions application={application} revision={r} environments={environments.data ?? []}
-                      onDeployed={deployed} />
+                    <RevisionEnvironmentActions application={application} revision={r}
+                      environments={environments.data ?? []} onDeployed={deployed} />
                   </td>
                 )}
               </tr>

@@ -8,7 +8,8 @@ export function AnnotateRun(props: { run: Run }) {
   const human = (props.run.data?.steps ?? []).some((s) => s.type === "annotation" && s.origin === "human");
   const queue = useApi(async (signal) => {
     if (!human) return null;
-    const answer = await api<{ queue?: Queue | null }>("GET", `/evaluations/runs/${props.run.id}/queues/default`, undefined, { signal });
+    const path = `/evaluations/runs/${props.run.id}/queues/default`;
+    const answer = await api<{ queue?: Queue | null }>("GET", path, undefined, { signal });
     return answer.queue ?? null;
   }, [props.run.id, human]);
   if (!human) return null;

@@ -7,7 +7,9 @@ import { Link } from "../components/link.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Time } from "../components/time.tsx";
 import { hrefOf, navigate, setQuery, type ViewProps } from "../router.ts";
-import { cellValue, columnsOf, delta, editCount, noEdits, renameColumn, renamedData, type Edits } from "../testset-grid/edits.ts";
+import {
+  cellValue, columnsOf, delta, editCount, noEdits, renameColumn, renamedData, type Edits,
+} from "../testset-grid/edits.ts";
 import { RowPages } from "../testset-grid/row-pages.ts";
 import { FileTransfer } from "../testset-grid/file-transfer.tsx";
 import { formatCount, VirtualGrid, type GridRow } from "../testset-grid/virtual-grid.tsx";
@@ -245,7 +247,8 @@ export function TestsetGridPage({ params, query }: ViewProps) {
         <p class="tg-columns">
           Columns: {columns.map((c) => (
             <span class="badge tg-column" key={c}>{c}
-              <button type="button" class="tg-x" onClick={() => setRenaming({ from: c, to: c })} aria-label={`Rename column ${c}`}>✎</button>
+              <button type="button" class="tg-x" onClick={() => setRenaming({ from: c, to: c })}
+                aria-label={`Rename column ${c}`}>✎</button>
               <button type="button" class="tg-x" onClick={() => removeColumn(c)} aria-label={`Remove column ${c}`}>×</button>
             </span>
           ))}

@@ -7,7 +7,9 @@ import { hrefOf } from "../router.ts";
 import { DeployDialog } from "./environment-deploy.tsx";
 
 /** The environments serving each revision of `application`, by revision id (in promotion order). */
-export function servingByRevision(application: Artifact, environments: EnvironmentState[]): Map<string, EnvironmentState[]> {
+export function servingByRevision(
+  application: Artifact, environments: EnvironmentState[],
+): Map<string, EnvironmentState[]> {
   const out = new Map<string, EnvironmentState[]>();
   for (const env of environments) {
     const live = env.deployed.get(application.id);
@@ -39,14 +41,17 @@ export function RevisionEnvironmentActions(props: {
 }) {
   const { application, revision } = props;
   const [deploying, setDeploying] = useState<EnvironmentState | null>(null);
-  const elsewhere = props.environments.filter((env) => env.deployed.get(application.id)?.application_revision.id !== revision.id);
+  const elsewhere = props.environments
+    .filter((env) => env.deployed.get(application.id)?.application_revision.id !== revision.id);
   return (
     <span class="timeline-actions">
       {elsewhere.length > 0 && (
         <select aria-label={`Deploy v${revision.version} to`} value=""
           onChange={(e) => setDeploying(elsewhere.find((env) => env.environment.id === e.currentTarget.value) ?? null)}>
           <option value="">Deploy to…</option>
-          {elsewhere.map((env) => <option key={env.environment.id} value={env.environment.id}>{env.environment.slug}</option>)}
+          {elsewhere.map((env) => (
+            <option key={env.environment.id} value={env.environment.id}>{env.environment.slug}</option>
+          ))}
         </select>
       )}
       <Link href={hrefOf("/playground", { app: application.id, revision: revision.id })}

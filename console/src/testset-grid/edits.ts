@@ -18,11 +18,13 @@ export interface Edits {
 }
 
 export const noEdits = (): Edits => ({
-  replaced: new Map(), removed: new Set(), added: [], addedColumns: [], removedColumns: new Set(), renamedColumns: new Map(),
+  replaced: new Map(), removed: new Set(), added: [],
+  addedColumns: [], removedColumns: new Set(), renamedColumns: new Map(),
 });
 
 export const editCount = (e: Edits): number =>
-  e.replaced.size + e.removed.size + e.added.length + e.addedColumns.length + e.removedColumns.size + e.renamedColumns.size;
+  e.replaced.size + e.removed.size + e.added.length
+  + e.addedColumns.length + e.removedColumns.size + e.renamedColumns.size;
 
 /** A row's data as the grid shows it: renamed columns under their new names. */
 export function renamedData(e: Edits, data: Record<string, unknown>): Record<string, unknown> {
@@ -37,7 +39,10 @@ export function renamedData(e: Edits, data: Record<string, unknown>): Record<str
   return out;
 }
 
-/** The edits with column `from` (as shown now) named `to`: an added column is renamed in place, a stored one recorded. */
+/**
+ * The edits with column `from` (as shown now) named `to`: an added column is renamed in place, a stored one
+ * recorded.
+ */
 export function renameColumn(e: Edits, from: string, to: string): Edits {
   if (e.addedColumns.includes(from)) {
     // Only this session's rows hold an added column: its cells move to the new name.

@@ -1,8 +1,8 @@
 /**
- * Files in and out of a revision. Uploads go through XMLHttpRequest, whose upload progress events
- * fetch does not offer, and ask for the server's progress as lines (`application/x-ndjson`): once the file is
- * parsed, the rows stored so far, then the answer. Downloads are fetched with the key in the Authorization header (never in a
- * URL) and saved from a Blob.
+ * Files in and out of a revision. Uploads go through XMLHttpRequest, whose upload progress events fetch does
+ * not offer, and ask for the server's progress as lines (`application/x-ndjson`): once the file is parsed, the
+ * rows stored so far, then the answer. Downloads are fetched with the key in the Authorization header (never in
+ * a URL) and saved from a Blob.
  */
 import { detailMessage } from "../api.ts";
 import { apiKey } from "../session.ts";
@@ -65,7 +65,9 @@ export function postForm(path: string, form: FormData, progress: (state: UploadS
       if (!streamed()) return;
       const last = progressLines(xhr.responseText).at(-1);
       if (last?.stage === "storing") report({ sent: state.total, rows: last.rows, stored: last.stored });
-      else if (last?.stage === "committing") report({ sent: state.total, rows: last.rows, stored: last.rows, committing: true });
+      else if (last?.stage === "committing") {
+        report({ sent: state.total, rows: last.rows, stored: last.rows, committing: true });
+      }
     };
     xhr.onerror = () => reject(new Error("The upload failed: the server cannot be reached."));
     xhr.onload = () => {
