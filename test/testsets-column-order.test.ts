@@ -12,7 +12,8 @@ afterAll(() => server.close());
 
 function upload(path: string, fields: Record<string, string>, name: string, content: string) {
   const boundary = "----tessera" + Math.random().toString(16).slice(2);
-  const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+  const parts = Object.entries(fields)
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
   parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
     `Content-Type: application/octet-stream\r\n\r\n${content}\r\n--${boundary}--\r\n`);
   return p.call("POST", path, parts.join(""), { "content-type": `multipart/form-data; boundary=${boundary}` });
@@ -28,23 +29,29 @@ const download = async (id: string, fileType: string) => {
   return res.body;
 };
 
-const commitDelta = async (testsetId: string, base: string, delta: unknown) => (await p.ok("POST", "/testsets/revisions/commit", {
-  testset_revision_commit: { testset_id: testsetId, testset_revision_id: base, delta },
-  include_testcases: false, include_testcase_ids: false,
-})).testset_revision;
+const commitDelta = async (testsetId: string, base: string, delta: unknown) => {
+  const answer = await p.ok("POST", "/testsets/revisions/commit", {
+    testset_revision_commit: { testset_id: testsetId, testset_revision_id: base, delta },
+    include_testcases: false, include_testcase_ids: false,
+  });
+  return answer.testset_revision;
+};
 
 describe("a testset revision's column order", () => {
   it("keeps a CSV upload's header order, in the record, downloads and the next uploads", async () => {
     // 3,000 rows: the upload goes through the row threads and the spool, as a large file does.
     const rows = Array.from({ length: 3_000 }, (_, i) => `q${i},a${i},${i % 2 ? "x" : ""}`);
     const csv = `zeta,alpha,mid\n${rows.join("\n")}\n`;
-    const created = await upload("/simple/testsets/upload", { file_type: "csv", testset_slug: "order-csv" }, "o.csv", csv);
+    const fields = { file_type: "csv", testset_slug: "order-csv" };
+    const created = await upload("/simple/testsets/upload", fields, "o.csv", csv);
     expect(created.statusCode, created.body).toBe(200);
     const ts = created.json().testset;
     const revision = await retrieve(ts.revision_id);
     expect(revision.columns).toEqual(["zeta", "alpha", "mid"]);
     // `data` keeps the reference's keys only: its clients refuse any other there.
-    const full = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: ts.revision_id } })).testset_revision;
+    const ref = { testset_revision_ref: { id: ts.revision_id } };
+    const retrieved = await p.ok("POST", "/testsets/revisions/retrieve", ref);
+    const full = retrieved.testset_revision;
     const allowed = ["testcase_ids", "testcases", "testcase_count", "testcases_windowing"];
     expect(Object.keys(full.data).filter((key) => !allowed.includes(key))).toEqual([]);
 
@@ -55,14 +62,18 @@ describe("a testset revision's column order", () => {
     expect(Object.keys(firstLine).slice(0, 3)).toEqual(["zeta", "alpha", "mid"]);
 
     // A file in another order makes a revision in that order.
-    const again = await upload(`/testsets/revisions/${ts.revision_id}/upload`, { file_type: "csv" }, "o.csv", "mid,zeta\n1,2\n");
+    const path = `/testsets/revisions/${ts.revision_id}/upload`;
+    const again = await upload(path, { file_type: "csv" }, "o.csv", "mid,zeta\n1,2\n");
     expect(again.statusCode, again.body).toBe(200);
     expect((await retrieve(again.json().testset_revision.id)).columns).toEqual(["mid", "zeta"]);
   });
 
   it("keeps a JSON upload's key order of the first rows, then of later rows' new keys", async () => {
-    const json = JSON.stringify([{ question: "a", context: "b", answer: "c" }, { answer: "d", question: "e", zz_late: 1, context: "f" }]);
-    const created = await upload("/simple/testsets/upload", { file_type: "json", testset_slug: "order-json" }, "o.json", json);
+    const json = JSON.stringify([
+      { question: "a", context: "b", answer: "c" }, { answer: "d", question: "e", zz_late: 1, context: "f" },
+    ]);
+    const fields = { file_type: "json", testset_slug: "order-json" };
+    const created = await upload("/simple/testsets/upload", fields, "o.json", json);
     expect(created.statusCode, created.body).toBe(200);
     const ts = created.json().testset;
     expect((await retrieve(ts.revision_id)).columns).toEqual(["question", "context", "answer", "zz_late"]);
@@ -75,7 +86,12 @@ describe("a testset revision's column order", () => {
 
   it("keeps its order through delta commits: added last, renamed in place, removed gone", async () => {
     const ts = (await p.ok("POST", "/simple/testsets/", {
-      testset: { slug: "order-delta", data: { testcases: [{ data: { zeta: "1", alpha: "2", mid: "3" } }, { data: { zeta: "4", alpha: "5", mid: "6" } }] } },
+      testset: {
+        slug: "order-delta",
+        data: {
+          testcases: [{ data: { zeta: "1", alpha: "2", mid: "3" } }, { data: { zeta: "4", alpha: "5", mid: "6" } }],
+        },
+      },
     })).testset;
     const added = await commitDelta(ts.id, ts.revision_id, { columns: { add: ["aaa"] } });
     expect(added.columns).toEqual(["zeta", "alpha", "mid", "aaa"]);
@@ -96,7 +112,8 @@ describe("a testset revision's column order", () => {
     expect((await download(edited.id, "csv")).split("\n")[0]).toBe("zeta,beta,aaa,new_col,testcase_dedup_id,__id__");
     // The log lists it too.
     const log = await p.ok("POST", "/testsets/revisions/log", { testset: { testset_variant_id: ts.variant_id } });
-    expect(log.testset_revisions.find((r: { id: string }) => r.id === edited.id).columns).toEqual(["zeta", "beta", "aaa", "new_col"]);
+    const logged = log.testset_revisions.find((r: { id: string }) => r.id === edited.id);
+    expect(logged.columns).toEqual(["zeta", "beta", "aaa", "new_col"]);
   });
 
   it("leaves revisions made of testcase ids without an order (their rows say their columns)", async () => {
@@ -104,7 +121,9 @@ describe("a testset revision's column order", () => {
       testset: { slug: "order-ids", data: { testcases: [{ data: { b: 1, a: 2 } }] } },
     })).testset;
     const byIds = (await p.ok("POST", "/testsets/revisions/commit", {
-      testset_revision: { testset_id: ts.id, testset_variant_id: ts.variant_id, data: { testcase_ids: ts.data.testcase_ids } },
+      testset_revision: {
+        testset_id: ts.id, testset_variant_id: ts.variant_id, data: { testcase_ids: ts.data.testcase_ids },
+      },
     })).testset_revision;
     expect(byIds.columns).toBeUndefined();
     expect((await download(byIds.id, "csv")).split("\n")[0]).toBe("a,b,testcase_dedup_id,__id__");

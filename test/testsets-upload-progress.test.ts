@@ -12,7 +12,8 @@ afterAll(() => server.close());
 
 function upload(path: string, fields: Record<string, string>, name: string, content: string, accept?: string) {
   const boundary = "----tessera" + Math.random().toString(16).slice(2);
-  const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
+  const parts = Object.entries(fields)
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`);
   parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\n` +
     `Content-Type: text/csv\r\n\r\n${content}\r\n--${boundary}--\r\n`);
   return p.call("POST", path, parts.join(""), {
@@ -52,7 +53,8 @@ describe("an upload's progress", () => {
   });
 
   it("answers a plain request as before, and a refused file with an ordinary 4xx either way", async () => {
-    const plain = await upload("/simple/testsets/upload", { file_type: "csv", testset_slug: "plain" }, "p.csv", "a,b\n1,2\n");
+    const fields = { file_type: "csv", testset_slug: "plain" };
+    const plain = await upload("/simple/testsets/upload", fields, "p.csv", "a,b\n1,2\n");
     expect(plain.statusCode).toBe(200);
     expect(plain.headers["content-type"]).toContain("application/json");
     expect(plain.json().testset.slug).toBe("plain");

@@ -26,10 +26,14 @@ describe("console: human annotation", () => {
       evaluator: { slug: "reviewer", name: "Reviewer", data: { schemas: { outputs: OUTPUTS } } },
     })).evaluator;
     const testset = (await server.api("POST", "/simple/testsets/", {
-      testset: { slug: "capitals", data: { testcases: ["France", "Japan", "Peru"].map((country) => ({ data: { country } })) } },
+      testset: {
+        slug: "capitals", data: { testcases: ["France", "Japan", "Peru"].map((country) => ({ data: { country } })) },
+      },
     })).testset;
     queue = (await server.api("POST", "/simple/queues/", {
-      queue: { name: "Review capitals", data: { kind: "testcases", evaluators: [judge.revision_id], assignments: [[me]] } },
+      queue: {
+        name: "Review capitals", data: { kind: "testcases", evaluators: [judge.revision_id], assignments: [[me]] },
+      },
     })).queue;
     await server.api("POST", `/simple/queues/${queue.id}/testcases/`, { testcase_ids: testset.data.testcase_ids });
     // A run whose application answers, and a human evaluator step: annotated from the run's page.
@@ -39,12 +43,17 @@ describe("console: human annotation", () => {
     run = (await server.api("POST", "/simple/evaluations/", {
       evaluation: {
         name: "Echo reviewed",
-        data: { testset_steps: [testset.revision_id], application_steps: [app.revision_id], evaluator_steps: { [judge.revision_id]: "human" } },
+        data: {
+          testset_steps: [testset.revision_id], application_steps: [app.revision_id],
+          evaluator_steps: { [judge.revision_id]: "human" },
+        },
       },
     })).evaluation;
     for (let i = 0; i < 120; i++) {
       const results = (await server.api("POST", "/evaluations/results/query", { result: { run_id: run.id } })).results;
-      if (results.filter((r: { trace_id: string | null; step_key: string }) => r.step_key.startsWith("application") && r.trace_id).length === 3) break;
+      const invoked = results.filter((r: { trace_id: string | null; step_key: string }) =>
+        r.step_key.startsWith("application") && r.trace_id);
+      if (invoked.length === 3) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   });

@@ -9,7 +9,8 @@ describe("console: a testset's columns in their order", () => {
   beforeAll(async () => {
     server = await startConsoleServer();
     const testcases = Array.from({ length: 5 }, (_, i) => ({ data: { zeta: `z${i}`, alpha: `a${i}`, mid: `m${i}` } }));
-    testset = (await server.api("POST", "/simple/testsets/", { testset: { slug: "ordered", data: { testcases } } })).testset;
+    const body = { testset: { slug: "ordered", data: { testcases } } };
+    testset = (await server.api("POST", "/simple/testsets/", body)).testset;
   });
   afterAll(async () => server?.close());
 

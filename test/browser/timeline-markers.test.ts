@@ -3,7 +3,12 @@ import { screenshot, signIn, startConsoleServer, useBrowser, type ConsoleServer 
 
 const prompt = (system: string) => ({
   uri: "svc:builtin:completion:v0",
-  parameters: { prompt: { messages: [{ role: "system", content: system }, { role: "user", content: "{{country}}?" }], llm_config: { model: "gpt-4o-mini" } } },
+  parameters: {
+    prompt: {
+      messages: [{ role: "system", content: system }, { role: "user", content: "{{country}}?" }],
+      llm_config: { model: "gpt-4o-mini" },
+    },
+  },
 });
 
 describe("console: environments on an application's timeline", () => {
@@ -14,12 +19,18 @@ describe("console: environments on an application's timeline", () => {
 
   beforeAll(async () => {
     server = await startConsoleServer();
-    app = (await server.api("POST", "/simple/applications/", { application: { slug: "capitals", name: "Capitals", data: prompt("Answer at length.") } })).application;
+    app = (await server.api("POST", "/simple/applications/", {
+      application: { slug: "capitals", name: "Capitals", data: prompt("Answer at length.") },
+    })).application;
     second = (await server.api("POST", "/applications/revisions/commit", {
-      application_revision_commit: { application_variant_id: app.variant_id, message: "Terse", data: prompt("Answer with the city only.") },
+      application_revision_commit: {
+        application_variant_id: app.variant_id, message: "Terse", data: prompt("Answer with the city only."),
+      },
     })).application_revision;
     for (const environment of ["production", "staging"]) {
-      await server.api("POST", "/applications/revisions/deploy", { application_revision_ref: { id: app.revision_id }, environment_ref: { slug: environment } });
+      await server.api("POST", "/applications/revisions/deploy", {
+        application_revision_ref: { id: app.revision_id }, environment_ref: { slug: environment },
+      });
     }
   });
   afterAll(async () => server?.close());
@@ -32,7 +43,8 @@ describe("console: environments on an application's timeline", () => {
     const { page } = browser;
     await signIn(page, server, `/applications/${app.id}`);
     const timeline = page.getByRole("table", { name: "Revisions, newest first" });
-    const row = (version: string) => timeline.getByRole("row").filter({ has: page.getByRole("link", { name: `Version ${version}`, exact: true }) });
+    const row = (version: string) => timeline.getByRole("row")
+      .filter({ has: page.getByRole("link", { name: `Version ${version}`, exact: true }) });
     await row("1").locator(".badge-env").first().waitFor();
     await expect(row("1").locator(".badge-env").allTextContents()).resolves.toEqual(["staging", "production"]);
     await expect(row("2").locator(".badge-env").count()).resolves.toBe(0);
