@@ -8,7 +8,7 @@ import { migrate } from "../src/db/migrate.ts";
 import { badRequest } from "../src/errors.ts";
 import { registerErrorHandling } from "../src/http/error-handler.ts";
 import { testsets } from "../src/kinds/testsets.ts";
-import { columnNames } from "../src/testsets/columns.ts";
+import { ColumnCounts } from "../src/testsets/columns.ts";
 import { testcaseId } from "../src/testsets/testcase-id.ts";
 import { loadTestcases } from "../src/testsets/testcases.ts";
 import { TraceWriter, traceLine } from "../src/traces/trace-writer.ts";
@@ -383,7 +383,7 @@ describe("values stored before the escape", () => {
       expect(row.data).toEqual(legacy);
       expect(row.meta).toEqual(legacy);
       const [revision] = await db.query<{ data: { columns: Record<string, number> } }>("SELECT data FROM revisions WHERE artifact_id = $1 AND version > 0", [id]);
-      expect(columnNames(revision.data.columns)).toEqual(["\u00011"]);
+      expect(new ColumnCounts({ columns: revision.data.columns }).names()).toEqual(["\u00011"]);
     } finally {
       await empty.dispose();
     }

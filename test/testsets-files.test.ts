@@ -48,7 +48,7 @@ describe("testset files", () => {
     expect(again.json().testset.revision_id).not.toBe(ts.revision_id);
   });
 
-  it("names a CSV download's columns alike whether the revision counts its columns or not", async () => {
+  it("names a CSV download's columns whether the revision counts its columns or not", async () => {
     const csv = 'question,answer,category,__meta__\nCapital of France?,Paris,geo,"{""src"":""atlas""}"\nCapital of Peru?,Lima,geo,\n';
     const created = await upload("/simple/testsets/upload", { file_type: "csv", testset_slug: "cols" }, "cols.csv", csv);
     expect(created.statusCode, created.body).toBe(200);
@@ -65,9 +65,9 @@ describe("testset files", () => {
       expect(down.statusCode, down.body).toBe(200);
       return down.body.split("\n")[0];
     };
-    const expected = "answer,category,question,testcase_dedup_id,__id__,__meta__";
-    expect(await header(ts.revision_id)).toBe(expected);
-    expect(await header(byIds.testset_revision.id)).toBe(expected);
+    // The uploaded revision keeps the file's column order; one made of ids reads its rows' (jsonb's) order.
+    expect(await header(ts.revision_id)).toBe("question,answer,category,testcase_dedup_id,__id__,__meta__");
+    expect(await header(byIds.testset_revision.id)).toBe("answer,category,question,testcase_dedup_id,__id__,__meta__");
   });
 
   it("JSON array and JSON Lines round trip through revision upload/download", async () => {

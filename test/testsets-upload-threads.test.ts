@@ -83,7 +83,7 @@ async function onThisThread(text: string, fileType: FileType, testsetId: string)
   for await (const row of readRows(Readable.from(pieces(text)), fileType)) {
     lines.push(encodePending(pendTestcase(row, testsetId, dedup, ids, columns)));
   }
-  return { lines, ids: ids.bytes, columns: columns.toJSON() };
+  return { lines, ids: ids.bytes, columns: columns.stored() };
 }
 
 async function onThreads(text: string, fileType: FileType, testsetId: string) {
@@ -91,7 +91,7 @@ async function onThreads(text: string, fileType: FileType, testsetId: string) {
   const got = await pool.identify(Readable.from(pieces(text)), fileType, testsetId, async (batch) => {
     lines.push(...batch.split("\n"));
   });
-  return { lines, ids: got.ids.bytes, columns: got.columns.toJSON() };
+  return { lines, ids: got.ids.bytes, columns: got.columns.stored() };
 }
 
 const failure = async (work: Promise<unknown>) => {
@@ -147,7 +147,7 @@ describe("upload threads", () => {
       const [revision] = await server.db.query<{ data: Record<string, unknown> }>(
         "SELECT data FROM revisions WHERE id = $1", [testset.revision_id]);
       const expected = await server.db.transaction((tx) => storePackedIds(tx, p.id, before.ids));
-      expect(revision.data).toEqual({ ...expected, columns: before.columns });
+      expect(revision.data).toEqual({ ...expected, ...before.columns });
     });
   }
 

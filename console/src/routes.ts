@@ -22,6 +22,8 @@ import { TestsetGridPage, TestsetLatestRowsPage } from "./pages/testset-grid.tsx
 
 const TracesPage = lazyView(() => import("./pages/traces/traces-page.tsx").then((m) => m.TracesPage));
 const TracePage = lazyView(() => import("./pages/traces/trace-page.tsx").then((m) => m.TracePage));
+const AnnotationsPage = lazyView(() => import("./pages/annotations.tsx").then((m) => m.AnnotationsPage));
+const AnnotationQueuePage = lazyView(() => import("./pages/annotation-queue.tsx").then((m) => m.AnnotationQueuePage));
 
 export const ROUTES: Route[] = [
   { pattern: "/", view: RegistryPage, section: "registry" },
@@ -55,4 +57,6 @@ export const ROUTES: Route[] = [
   { pattern: "/evaluations/:id", view: EvaluationRunPage, section: "evaluations" },
   { pattern: "/traces", view: TracesPage, section: "traces" },
   { pattern: "/traces/:id", view: TracePage, section: "traces" },
+  { pattern: "/annotations", view: AnnotationsPage, section: "annotations" },
+  { pattern: "/annotations/:id", view: AnnotationQueuePage, section: "annotations" },
 ];

@@ -5,5 +5,6 @@ export const SECTIONS: { id: string; title: string; href: string }[] = [
   { id: "playground", title: "Playground", href: "/playground" },
   { id: "evaluations", title: "Evaluations", href: "/evaluations" },
   { id: "traces", title: "Traces", href: "/traces" },
+  { id: "annotations", title: "Annotations", href: "/annotations" },
   { id: "settings", title: "Settings", href: "/settings" },
 ];

@@ -24,7 +24,7 @@ async function prepare(commit: CommitInput): Promise<PreparedData> {
     const columns = new ColumnCounts();
     const list = new IdListWriter(scope.projectId);
     await storePackedTestcases(tx, scope, artifactId, rows, columns, list);
-    return { data: { ...(await list.finish(tx)), columns: columns.toJSON() } };
+    return { data: { ...(await list.finish(tx)), ...columns.stored() } };
   }
   // Existing rows are not read back: the revision does not know its columns (a diff then scans).
   const ids = ((commit.data as TestsetData | null)?.testcase_ids ?? []).map((id) => id.toLowerCase());
@@ -67,6 +67,15 @@ async function present(revision: RevisionRow, read: ReadContext) {
   return out;
 }
 
+/**
+ * `columns`: the data column names in order (the uploaded file's, then of creation), when the revision keeps
+ * them. Beside `data`, whose keys the reference's clients check strictly; the revision record tolerates it.
+ */
+function recordFields(revision: RevisionRow) {
+  const stored = revision.data as StoredIds | null;
+  return stored?.columns ? { columns: new ColumnCounts(stored).names() } : {};
+}
+
 /** A testset is an ordered list of immutable testcases; its revisions share them and their id chunks. */
 export const testsets: Kind = {
   name: "testset",
@@ -76,6 +85,7 @@ export const testsets: Kind = {
   flags: {},
   prepare,
   present,
+  recordFields,
   applyDelta: (base, delta, commit) => applyTestsetDelta(base, delta as TestsetDelta, commit),
   diff: (base, target, read) => diffTestsetRevisions(read, base, target),
 };

@@ -1,5 +1,6 @@
 import type { Queryable } from "../db/database.ts";
 import { json } from "../db/database.ts";
+import type { StoredColumns } from "./columns.ts";
 import { chunkPacked, existingHashes, readChunks, sha256, splitChunks, storeChunks, type Leaf } from "./chunks.ts";
 import { uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
@@ -7,11 +8,10 @@ import { uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
  * What a testset revision stores in `revisions.data`: its ordered ids as a two-level tree. `lists`
  * are chunk lists (each names up to a few hundred leaf chunks), so the record stays a few KB even for
  * millions of rows. Revisions written before chunk lists hold `chunks` (leaf hashes) instead.
- * `columns` counts the rows holding each data column, when known (see ColumnCounts).
+ * `columns` and `column_order` count and order the data columns, when known (see ColumnCounts).
  */
-export interface StoredIds {
+export interface StoredIds extends StoredColumns {
   count: number;
-  columns?: Record<string, number>;
   lists?: Leaf[];
   chunks?: string[];
 }

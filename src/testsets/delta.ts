@@ -35,10 +35,12 @@ export async function applyTestsetDelta(base: RevisionRow | null, delta: Testset
   const columns = delta.columns;
   if (columns && (columns.add?.length || columns.remove?.length || (columns.replace && Object.keys(columns.replace).length))) {
     const counts = new ColumnCounts();
+    counts.place(editedOrder(stored, columns));
     const ids = await storeTestcases(tx, scope, artifactId, editedColumns(tx, scope.projectId, stored, columns), counts);
-    stored = { ...(await storeIds(tx, scope.projectId, ids)), columns: counts.toJSON() };
+    stored = { ...(await storeIds(tx, scope.projectId, ids)), ...counts.stored() };
   } else if (!stored?.lists) {
-    stored = { ...(await storeIds(tx, scope.projectId, await loadIds(tx, scope.projectId, stored))), columns: stored?.columns };
+    const ids = await storeIds(tx, scope.projectId, await loadIds(tx, scope.projectId, stored));
+    stored = { ...ids, columns: stored?.columns, column_order: stored?.column_order };
   }
   return new ResolvedIds(stored);
 }
@@ -62,7 +64,7 @@ async function applyRows(stored: StoredIds | null, rowOps: TestsetDelta["rows"],
     return { data, flags: r.flags, tags: r.tags, meta: r.meta };
   });
   const newIds = await storeTestcases(tx, scope, artifactId, replacements);
-  const counts = stored?.columns ? new ColumnCounts(stored.columns) : null;
+  const counts = stored?.columns ? new ColumnCounts(stored) : null;
   const append = add.length ? await storeTestcases(tx, scope, artifactId, add, counts ?? undefined) : [];
   const edited = await editLeaves(tx, scope.projectId, leaves, dirty, {
     replace: new Map(replaced.map((id, i) => [id, newIds[i]])),
@@ -78,7 +80,7 @@ async function applyRows(stored: StoredIds | null, rowOps: TestsetDelta["rows"],
     const gone = [...edited.met.keys()];
     for (const row of await loadTestcases(tx, scope.projectId, gone)) counts.add(row.data, -edited.met.get(row.id)!);
   }
-  return { ...(await storeLeaves(tx, scope.projectId, edited.leaves)), ...(counts ? { columns: counts.toJSON() } : {}) };
+  return { ...(await storeLeaves(tx, scope.projectId, edited.leaves)), ...(counts ? counts.stored() : {}) };
 }
 
 /**
@@ -104,9 +106,24 @@ async function addedRows(
   });
 }
 
+const renamesOf = (columns: NonNullable<TestsetDelta["columns"]>): [string, string][] =>
+  Array.isArray(columns.replace) ? columns.replace : Object.entries(columns.replace ?? {});
+
+/**
+ * The base revision's column order with the column operations applied: a renamed column keeps its place, a
+ * removed one leaves it, an added one goes last. Columns of a base without a known order follow as rows show them.
+ */
+function editedOrder(stored: StoredIds | null, columns: NonNullable<TestsetDelta["columns"]>): string[] {
+  const renames = new Map(renamesOf(columns));
+  const removed = new Set(columns.remove ?? []);
+  const order = stored?.columns ? new ColumnCounts(stored).names() : [];
+  const kept = order.map((name) => renames.get(name) ?? name).filter((name) => !removed.has(name));
+  return [...kept, ...(columns.add ?? [])];
+}
+
 /** Every row of the revision with the column operations applied, read and yielded a page at a time. */
 async function* editedColumns(db: CommitInput["tx"], projectId: string, stored: StoredIds | null, columns: NonNullable<TestsetDelta["columns"]>): AsyncGenerator<TestcaseInput> {
-  const renames: [string, string][] = Array.isArray(columns.replace) ? columns.replace : Object.entries(columns.replace ?? {});
+  const renames = renamesOf(columns);
   for await (const ids of idPages(db, projectId, stored)) {
     for (const row of await loadTestcases(db, projectId, ids)) {
       const data: Record<string, unknown> = { ...row.data };

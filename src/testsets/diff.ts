@@ -4,7 +4,7 @@ import type { RevisionRow } from "../versioning/rows.ts";
 import { idPages, loadLeaves, unpackIds, type StoredIds } from "./chunk-lists.ts";
 import { readChunks, type Leaf } from "./chunks.ts";
 import { canonicalJson } from "./canonical-json.ts";
-import { ColumnCounts, columnNames } from "./columns.ts";
+import { ColumnCounts } from "./columns.ts";
 import { loadTestcases, type TestcaseRow } from "./testcases.ts";
 
 /** Rows listed per category (added, removed, changed); the counts are always complete. */
@@ -103,8 +103,8 @@ function changedFields(before: Record<string, unknown>, after: Record<string, un
 
 /** The revision's columns: kept in its record, else (revisions committed by id list) read from its rows. */
 async function columnsOf(db: Queryable, projectId: string, stored: StoredIds): Promise<string[]> {
-  if (stored.columns) return columnNames(stored.columns);
+  if (stored.columns) return new ColumnCounts(stored).names();
   const counts = new ColumnCounts();
   for await (const ids of idPages(db, projectId, stored)) for (const row of await loadTestcases(db, projectId, ids)) counts.add(row.data);
-  return columnNames(counts.toJSON());
+  return counts.names();
 }

@@ -3,6 +3,7 @@ import { stringify } from "csv-stringify";
 import type { Queryable } from "../db/database.ts";
 import { fromJsonbString } from "../db/jsonb-text.ts";
 import { idPages, type StoredIds } from "./chunk-lists.ts";
+import { ColumnCounts } from "./columns.ts";
 import type { FileType } from "./import.ts";
 import { loadTestcases, type TestcaseRow } from "./testcases.ts";
 
@@ -42,8 +43,10 @@ async function csvColumns(db: Queryable, projectId: string, testsetId: string, s
        FROM testcases WHERE project_id = $1 AND testset_id = $2`,
       [projectId, testsetId],
     );
-    // Sorted as stored: the rows' jsonb holds the same escaped names (jsonb-text.ts).
-    const keys = Object.keys(stored.columns).sort(jsonbKeyOrder).map(fromJsonbString);
+    // In the revision's column order when it keeps one; else sorted as the rows' jsonb holds them.
+    const keys = stored.column_order
+      ? new ColumnCounts(stored).names()
+      : Object.keys(stored.columns).sort(jsonbKeyOrder).map(fromJsonbString);
     return { keys, meta: META.filter((c) => found?.[c]) };
   }
   const keys = new Set<string>();
@@ -57,9 +60,14 @@ async function csvColumns(db: Queryable, projectId: string, testsetId: string, s
   return { keys: [...keys], meta: META.filter((c) => meta.has(c)) };
 }
 
-/** A row as the import reads it back: data columns, `__id__`, and the metadata columns that hold something. */
-function exportRow(row: TestcaseRow, meta: readonly string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...row.data, __id__: row.id };
+/**
+ * A row as the import reads it back: data columns (in `order` first, when the revision keeps one), `__id__`,
+ * and the metadata columns that hold something.
+ */
+function exportRow(row: TestcaseRow, meta: readonly string[], order: readonly string[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of order) if (name in row.data) out[name] = row.data[name];
+  Object.assign(out, row.data, { __id__: row.id });
   for (const column of meta) {
     const value = row[FIELD[column as keyof typeof FIELD]];
     if (filled(value)) out[column] = value;
@@ -85,10 +93,11 @@ export async function exportRevision(
   db: Queryable, projectId: string, testsetId: string, data: StoredIds | null, fileType: FileType,
   options: ExportOptions = {},
 ): Promise<Readable> {
+  const order = data?.column_order ? new ColumnCounts(data).names() : [];
   if (fileType === "jsonl") {
     return Readable.from((async function* () {
       for await (const rows of pages(db, projectId, data)) {
-        yield rows.map((row) => JSON.stringify(exportRow(row, META)) + "\n").join("");
+        yield rows.map((row) => JSON.stringify(exportRow(row, META, order)) + "\n").join("");
       }
     })());
   }
@@ -98,7 +107,7 @@ export async function exportRevision(
       yield "[";
       for await (const rows of pages(db, projectId, data)) {
         for (const row of rows) {
-          yield (first ? "\n" : ",\n") + JSON.stringify(exportRow(row, META));
+          yield (first ? "\n" : ",\n") + JSON.stringify(exportRow(row, META, order));
           first = false;
         }
       }

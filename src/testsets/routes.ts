@@ -26,6 +26,7 @@ import { DownloadQuery, TestcaseResponse, TestcasesListQuery, TestcasesQuerySche
 import { uploadLimit } from "./limits.ts";
 import { RowPool } from "./row-pool.ts";
 import { receiveFile, storeReceived, type ReceivedUpload } from "./spooled-upload.ts";
+import { answerUpload, type UploadProgress } from "./upload-progress.ts";
 import { queryTestcases } from "./testcase-query.ts";
 import { loadTestcases, testcaseRecord } from "./testcases.ts";
 
@@ -123,7 +124,7 @@ const jsonField = (value: string | undefined, name: string) => {
  */
 async function withUpload<T>(
   ctx: AppContext, pool: RowPool, scope: Scope, u: Upload, testsetId: string,
-  commit: (tx: Queryable, data: ResolvedIds) => Promise<T>,
+  commit: (tx: Queryable, data: ResolvedIds) => Promise<T>, progress: UploadProgress | null = null,
 ): Promise<T> {
   const tooLarge = () => new HttpError(413, `The file is larger than the upload limit of ${uploadLimit()} bytes (TESSERA_UPLOAD_LIMIT)`);
   let received: ReceivedUpload | undefined;
@@ -136,7 +137,9 @@ async function withUpload<T>(
     throw error;
   }
   try {
-    const data = await storeReceived(ctx.db, scope, received);
+    progress?.storing(received.ids.count);
+    const data = await storeReceived(ctx.db, scope, received, (rows) => progress?.stored(rows));
+    progress?.committing();
     return await ctx.db.transaction((tx) => commit(tx, data));
   } finally {
     await received.spool.close();
@@ -173,7 +176,10 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
   });
 
   // ---- uploads
-  app.post("/simple/testsets/upload", { schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req) => {
+  app.post("/simple/testsets/upload", {
+    schema: { tags, summary: "Create a simple testset from a CSV or JSON file", consumes: ["multipart/form-data"] },
+    config: documentationOnly(multipartForm(SimpleParts)),
+  }, async (req, reply) => answerUpload(req, reply, async (progress) => {
     const u = await upload(req);
     const base = u.file.filename?.replace(/\.[^.]*$/, "") || undefined;
     const testsetId = uuidv7();
@@ -185,10 +191,16 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
       meta: jsonField(u.field("testset_meta"), "testset_meta"),
       data,
       message: "Upload",
-    }, undefined, testsetId));
+    }, undefined, testsetId), progress);
     return simple(req, id);
-  });
-  app.post("/simple/testsets/:id/upload", { schema: { tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(SimpleParts)) }, async (req) => {
+  }));
+  app.post("/simple/testsets/:id/upload", {
+    schema: {
+      tags, summary: "Commit a simple testset's next revision from a file", params: IdParam("id"),
+      consumes: ["multipart/form-data"],
+    },
+    config: documentationOnly(multipartForm(SimpleParts)),
+  }, async (req, reply) => answerUpload(req, reply, async (progress) => {
     const id = (req.params as Body).id;
     const artifact = await findArtifact(ctx.db, req.scope, testsets, { id });
     const u = await upload(req);
@@ -196,19 +208,26 @@ export async function testsetFileRoutes(app: FastifyInstance, ctx: AppContext) {
       name: u.field("testset_name"), description: u.field("testset_description"),
       tags: jsonField(u.field("testset_tags"), "testset_tags"), meta: jsonField(u.field("testset_meta"), "testset_meta"),
       data,
-    }));
+    }), progress);
     return simple(req, id);
-  });
-  app.post("/testsets/revisions/:id/upload", { schema: { tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"), consumes: ["multipart/form-data"] }, config: documentationOnly(multipartForm(RevisionParts)) }, async (req) => {
+  }));
+  app.post("/testsets/revisions/:id/upload", {
+    schema: {
+      tags, summary: "Commit a revision from a file on that revision's variant", params: IdParam("id"),
+      consumes: ["multipart/form-data"],
+    },
+    config: documentationOnly(multipartForm(RevisionParts)),
+  }, async (req, reply) => answerUpload(req, reply, async (progress) => {
     const base = await findRevision(ctx.db, req.scope, testsets, { id: (req.params as Body).id });
     const u = await upload(req);
     const message = u.field("message") ?? "Upload";
-    const row = await withUpload(ctx, pool, req.scope, u, base.artifact_id, (tx, data) =>
-      commitRevision(tx, req.scope, testsets, { variantId: base.variant_id, baseRevisionId: base.id, message, data }));
+    const commit = (tx: Queryable, data: ResolvedIds) =>
+      commitRevision(tx, req.scope, testsets, { variantId: base.variant_id, baseRevisionId: base.id, message, data });
+    const row = await withUpload(ctx, pool, req.scope, u, base.artifact_id, commit, progress);
     const include = u.field("include_testcases");
     const options = { include_testcases: include === undefined ? undefined : include === "true" };
     return { count: 1, testset_revision: revisionRecord(testsets, row, await testsets.present!(row, read(req, options))) };
-  });
+  }));
 
   // ---- downloads
   const download = async (req: FastifyRequest, reply: FastifyReply, revision: RevisionRow) => {

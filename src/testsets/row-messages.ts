@@ -1,3 +1,4 @@
+import type { StoredColumns } from "./columns.ts";
 import type { FileType } from "./import.ts";
 
 /** What the main thread sends an upload thread (row-thread.ts). */
@@ -11,5 +12,5 @@ export type ToRowThread =
 export type FromRowThread =
   | { type: "more"; job: number }
   | { type: "rows"; job: number; lines: string }
-  | { type: "done"; job: number; ids: Uint8Array; count: number; columns: Record<string, number> }
+  | { type: "done"; job: number; ids: Uint8Array; count: number; columns: StoredColumns }
   | { type: "failed"; job: number; status: number | null; detail: unknown; message: string };

@@ -70,7 +70,7 @@ async function run({ job, fileType, testsetId, limits }: Extract<ToRowThread, { 
     }
     flush();
     const packed = new Uint8Array(ids.bytes);
-    post({ type: "done", job, ids: packed, count: ids.count, columns: columns.toJSON() }, [packed.buffer]);
+    post({ type: "done", job, ids: packed, count: ids.count, columns: columns.stored() }, [packed.buffer]);
   } catch (error) {
     const http = error instanceof HttpError ? error : null;
     post({ type: "failed", job, status: http?.statusCode ?? null, detail: http?.detail ?? null,

@@ -77,7 +77,9 @@ export async function receiveFile(
  * All of it is content-addressed and reachable only from a revision, which the caller commits afterwards in one
  * transaction of its own; an upload stopped before that leaves only unreferenced blobs.
  */
-export async function storeReceived(db: Database, scope: Scope, received: ReceivedUpload): Promise<ResolvedIds> {
+export async function storeReceived(
+  db: Database, scope: Scope, received: ReceivedUpload, onStored?: (rows: number) => void,
+): Promise<ResolvedIds> {
   const limits = db.driver === "pglite" ? PGLITE_BATCH : SERVER_BATCH;
   const writer = new TestcaseWriter(scope, received.testsetId, received.ids);
   const list = new IdListWriter(scope.projectId);
@@ -92,6 +94,7 @@ export async function storeReceived(db: Database, scope: Scope, received: Receiv
       await afterOthers(db);
       return db.transaction((tx) => writer.write(tx, full, list));
     });
+    onStored?.(at);
     await nextTurn();
   };
   let at = 0;
@@ -103,5 +106,5 @@ export async function storeReceived(db: Database, scope: Scope, received: Receiv
   }
   await flush();
   const stored = await inTurn(db, () => db.transaction((tx) => list.finish(tx)));
-  return new ResolvedIds({ ...stored, columns: received.columns.toJSON() });
+  return new ResolvedIds({ ...stored, ...received.columns.stored() });
 }

@@ -22,6 +22,8 @@ export interface Kind {
   prepare?(commit: CommitInput): Promise<PreparedData> | PreparedData;
   /** Turns stored data into what clients read. */
   present?(revision: RevisionRow, read: ReadContext): Promise<unknown> | unknown;
+  /** Fields a revision's record carries beside its data, read from the stored data alone (no I/O). */
+  recordFields?(revision: RevisionRow): Record<string, unknown>;
   /** Applies a `delta` to the base revision's stored data (kinds without deltas reject them). */
   applyDelta?(base: RevisionRow | null, delta: unknown, commit: CommitInput): Promise<unknown> | unknown;
   /** Compares two revisions' data; kinds without it get a JSON Patch of their stored data. */

@@ -61,6 +61,7 @@ export function revisionRecord(kind: Kind, row: RevisionRow, data?: unknown) {
     ...named(kind, "slug", row.artifact_slug),
     ...named(kind, "variant_id", row.variant_id),
     ...named(kind, "variant_slug", row.variant_slug),
+    ...kind.recordFields?.(row),
     ...(data === undefined ? {} : { data }),
   };
 }

@@ -60,7 +60,7 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     expect([testset.slug, testset.name]).toEqual(["world-capitals", "World capitals"]);
   });
 
-  it("says when the bytes are sent and the server is still storing the rows", async () => {
+  it("follows the server storing the rows once the bytes are sent, rows stored out of the file's", async () => {
     const file = join(dir, "numbers.csv");
     const lines = Array.from({ length: 30_000 }, (_, i) => `${i},${i * i},square of ${i}`);
     writeFileSync(file, `n,square,text\n${lines.join("\n")}\n`);
@@ -68,11 +68,24 @@ describe("console: a new user creates testsets, applications and evaluators", ()
     await signIn(page, server, "/testsets/new");
     await page.getByLabel("File (CSV, JSON or JSON Lines)").setInputFiles(file);
     await page.getByRole("button", { name: "Create testset" }).click();
-    await page.getByText("Sent; the server is storing the rows…").waitFor();
-    // The bar no longer claims a percentage: it shows work going on.
-    await expect(page.getByRole("progressbar", { name: "Upload progress" }).getAttribute("value")).resolves.toBeNull();
+    const shown: string[] = [];
+    await page.exposeFunction("recordStatus", (text: string) => void shown.push(text));
+    await page.evaluate(() => {
+      new MutationObserver(() => {
+        const status = document.querySelector("[role=status]");
+        if (status) (window as any).recordStatus(status.textContent ?? "");
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    await page.getByText(/^Storing rows: [\d,]+ of 30,000$/).waitFor();
+    // After the bytes, the bar counts the rows the server has stored.
+    const value = Number(await page.getByRole("progressbar", { name: "Upload progress" }).getAttribute("value"));
+    expect(value).toBeGreaterThanOrEqual(0);
+    expect(value).toBeLessThanOrEqual(100);
     await page.waitForURL(/\/rows/, { timeout: 60_000 });
     await page.getByTestId("row-count").filter({ hasText: "30,000" }).waitFor();
+    const stored = shown.map((text) => /Storing rows: ([\d,]+) of 30,000$/.exec(text)?.[1]).filter(Boolean);
+    expect(stored.length, shown.join(" | ")).toBeGreaterThan(0);
+    expect(shown.some((text) => text.includes("committing the revision")), shown.join(" | ")).toBe(true);
   });
 
   it("refuses a broken file with the server's detail and creates nothing", async () => {

@@ -96,7 +96,8 @@ export function ArtifactPage({ params, query, kind }: ViewProps & { kind: Artifa
               onForked={(id) => { reload(); navigate(hrefOf(page, { variant: id })); }}
               onReverted={(r) => { reload(); navigate(hrefOf(page, { variant: r.variant_id, revision: r.id })); }} />
           )}
-          <Timeline kind={kind} artifactId={artifact.id} variantId={variant.id} selected={revisionId} round={round} />
+          <Timeline kind={kind} artifactId={artifact.id} variantId={variant.id} selected={revisionId} round={round}
+            application={kind === "applications" ? artifact : undefined} onDeployed={reload} />
         </>
       )}
     </>

@@ -5,7 +5,8 @@ import { slugOf } from "../create/slug.ts";
 import { GridDraftEditor, testcasesOf, type GridDraft } from "../create/testset-draft.tsx";
 import { Link } from "../components/link.tsx";
 import { hrefOf, navigate, type ViewProps } from "../router.ts";
-import { fileTypeOf, postForm } from "../testset-grid/transfer.ts";
+import { fileTypeOf, postForm, type UploadState } from "../testset-grid/transfer.ts";
+import { UploadStatus } from "../testset-grid/upload-status.tsx";
 
 type Start = "file" | "grid";
 
@@ -18,7 +19,7 @@ export function CreateTestsetPage({ query }: ViewProps) {
   const [naming, setNaming] = useState<Naming>(emptyNaming);
   const [file, setFile] = useState<File | null>(null);
   const [grid, setGrid] = useState<GridDraft>({ columns: [], rows: [[]] });
-  const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
+  const [progress, setProgress] = useState<UploadState | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   const pickFile = (picked: File | null) => {
@@ -43,7 +44,7 @@ export function CreateTestsetPage({ query }: ViewProps) {
         form.append("testset_slug", header.slug);
         form.append("file", file, file.name);
         setProgress({ sent: 0, total: file.size });
-        const track = (sent: number, total: number) => setProgress({ sent, total: total || file.size });
+        const track = (state: UploadState) => setProgress({ ...state, total: state.total || file.size });
         id = (await postForm("/simple/testsets/upload", form, track)).testset.id;
       } else {
         const rows = testcasesOf(grid);
@@ -60,8 +61,6 @@ export function CreateTestsetPage({ query }: ViewProps) {
       setProgress(null);
     }
   };
-  const sentAll = progress !== null && progress.total > 0 && progress.sent >= progress.total;
-  const percent = progress && progress.total ? Math.round((100 * progress.sent) / progress.total) : 0;
 
   return (
     <form class="create" noValidate onSubmit={submit} aria-labelledby="create-title">
@@ -88,10 +87,7 @@ export function CreateTestsetPage({ query }: ViewProps) {
       <NameFields naming={naming} onChange={setNaming} what="testset" />
       {error && <div class="banner banner-error" role="alert">{error}</div>}
       {progress && from === "file" && (
-        <p class="tg-inline" role="status">
-          <progress max={100} value={sentAll ? undefined : percent} aria-label="Upload progress">{percent}%</progress>
-          <span>{sentAll ? "Sent; the server is storing the rows…" : `${percent}% sent`}</span>
-        </p>
+        <p><UploadStatus state={progress} /></p>
       )}
       <div class="create-actions">
         <button type="submit" class="button-primary"

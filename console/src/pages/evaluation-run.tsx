@@ -14,6 +14,7 @@ import {
 import { setQuery, type ViewProps } from "../router.ts";
 import { TracePanel } from "./trace-panel.tsx";
 import { CompareWith } from "./evaluation-compare-with.tsx";
+import { AnnotateRun } from "./evaluation-annotate.tsx";
 import { RunMetrics } from "./evaluation-metrics.tsx";
 import { ScenarioTable } from "./evaluation-scenarios.tsx";
 
@@ -98,6 +99,7 @@ export function EvaluationRunPage({ params, query }: ViewProps) {
         {!active && !closed && <button type="button" disabled={acting} onClick={() => act(`/simple/evaluations/${run.id}/close`)}>Close</button>}
         {closed && <button type="button" disabled={acting} onClick={() => act(`/simple/evaluations/${run.id}/open`)}>Reopen</button>}
         <CompareWith run={run} />
+        <AnnotateRun run={run} />
       </div>
       <ErrorBanner message={actionError} />
       <h2>Metrics</h2>

@@ -7,7 +7,9 @@ import { Link } from "../components/link.tsx";
 import { Loading } from "../components/loading.tsx";
 import { Time } from "../components/time.tsx";
 import { hrefOf, navigate, setQuery, type ViewProps } from "../router.ts";
-import { cellValue, columnsOf, delta, editCount, noEdits, type Edits } from "../testset-grid/edits.ts";
+import {
+  cellValue, columnsOf, delta, editCount, noEdits, renameColumn, renamedData, type Edits,
+} from "../testset-grid/edits.ts";
 import { RowPages } from "../testset-grid/row-pages.ts";
 import { FileTransfer } from "../testset-grid/file-transfer.tsx";
 import { formatCount, VirtualGrid, type GridRow } from "../testset-grid/virtual-grid.tsx";
@@ -19,6 +21,8 @@ interface Revision {
   created_at?: string;
   testset_id: string;
   testset_variant_id: string;
+  /** The data columns in order (the uploaded file's, then of creation), when the revision keeps them. */
+  columns?: string[];
 }
 
 export const gridHref = (testsetId: string, revisionId: string, row?: number) =>
@@ -57,6 +61,7 @@ export function TestsetGridPage({ params, query }: ViewProps) {
   const [jump, setJump] = useState<{ index: number; round: number } | null>(null);
   const [jumpText, setJumpText] = useState(query.get("row") ?? "");
   const [newColumn, setNewColumn] = useState("");
+  const [renaming, setRenaming] = useState<{ from: string; to: string } | null>(null);
   const [message, setMessage] = useState("");
   const [status, setStatus] = useState<{ error?: string; note?: string; busy?: boolean }>({});
   const [stale, setStale] = useState<{ newest: Revision | null } | null>(null);
@@ -76,10 +81,12 @@ export function TestsetGridPage({ params, query }: ViewProps) {
     if (wanted > 0) setJump({ index: Math.min(wanted, total) - 1, round: 1 });
   }, [base]);
 
+  // The revision's own order first; columns only rows show (revisions without an order) follow as rows show them.
   const columns = useMemo(() => {
-    const stored = columnsOf(pages.loaded().flat().map((t) => t.data ?? {}));
+    const stored = columnsOf(pages.loaded().flat().map((t) => t.data ?? {}), loaded.data?.revision.columns ?? [])
+      .map((c) => edits.renamedColumns.get(c) ?? c);
     return [...stored.filter((c) => !edits.removedColumns.has(c)), ...edits.addedColumns.filter((c) => !stored.includes(c))];
-  }, [round, edits]);
+  }, [round, edits, loaded.data]);
 
   if (loaded.error) {
     return (
@@ -94,12 +101,13 @@ export function TestsetGridPage({ params, query }: ViewProps) {
 
   const rowAt = (index: number): GridRow => {
     if (base === null) return { state: "loading" };
-    if (index >= base) return { data: edits.added[index - base], state: "added" };
+    if (index >= base) return { data: renamedData(edits, edits.added[index - base]), state: "added" };
     const row = pages.row(index);
     if (!row) return { state: "loading" };
-    if (edits.removed.has(row.id)) return { id: row.id, data: row.data, state: "removed" };
+    if (edits.removed.has(row.id)) return { id: row.id, data: renamedData(edits, row.data), state: "removed" };
     const edited = edits.replaced.get(row.id);
-    return edited ? { id: row.id, data: edited, state: "edited" } : { id: row.id, data: row.data, state: "stored" };
+    const data = renamedData(edits, edited ?? row.data);
+    return { id: row.id, data, state: edited ? "edited" : "stored" };
   };
   const onEdit = (index: number, column: string, text: string) => {
     const row = rowAt(index);
@@ -162,6 +170,16 @@ export function TestsetGridPage({ params, query }: ViewProps) {
       return { ...e, addedColumns: [...e.addedColumns, name], removedColumns };
     });
     setNewColumn("");
+  };
+  const rename = (event: Event) => {
+    event.preventDefault();
+    if (!renaming) return;
+    const to = renaming.to.trim();
+    if (!to || to === renaming.from) return setRenaming(null);
+    if (columns.includes(to)) return setStatus({ error: `There is already a column named ${to}.` });
+    setStatus({});
+    setEdits((e) => renameColumn(e, renaming.from, to));
+    setRenaming(null);
   };
   const removeColumn = (name: string) => setEdits((e) => e.addedColumns.includes(name)
     ? { ...e, addedColumns: e.addedColumns.filter((c) => c !== name) }
@@ -229,10 +247,21 @@ export function TestsetGridPage({ params, query }: ViewProps) {
         <p class="tg-columns">
           Columns: {columns.map((c) => (
             <span class="badge tg-column" key={c}>{c}
+              <button type="button" class="tg-x" onClick={() => setRenaming({ from: c, to: c })}
+                aria-label={`Rename column ${c}`}>✎</button>
               <button type="button" class="tg-x" onClick={() => removeColumn(c)} aria-label={`Remove column ${c}`}>×</button>
             </span>
           ))}
         </p>
+      )}
+      {renaming && (
+        <form class="tg-inline tg-rename" onSubmit={rename}>
+          <label for="tg-rename">Rename column {renaming.from} to</label>
+          <input id="tg-rename" type="text" value={renaming.to} size={14}
+            onInput={(e) => setRenaming({ ...renaming, to: e.currentTarget.value })} />
+          <button type="submit">Rename</button>
+          <button type="button" class="button-quiet" onClick={() => setRenaming(null)}>Cancel</button>
+        </form>
       )}
       {pages.error && <ErrorBanner message={pages.error} />}
       {status.error && <ErrorBanner message={status.error} />}

@@ -1,10 +1,11 @@
 import { useState } from "preact/hooks";
-import { downloadRevision, fileTypeOf, uploadRevision, type FileType } from "./transfer.ts";
+import { downloadRevision, fileTypeOf, uploadRevision, type FileType, type UploadState } from "./transfer.ts";
+import { UploadStatus } from "./upload-status.tsx";
 
 /** Upload a file as the next revision (with progress) and download this one as CSV, JSON or JSON Lines. */
 export function FileTransfer(props: { revisionId: string; slug: string; version: string; onUploaded: (revisionId: string) => void }) {
   const [file, setFile] = useState<File | null>(null);
-  const [progress, setProgress] = useState<{ sent: number; total: number } | null>(null);
+  const [progress, setProgress] = useState<UploadState | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [downloadType, setDownloadType] = useState<FileType>("csv");
   const [busy, setBusy] = useState(false);
@@ -15,7 +16,7 @@ export function FileTransfer(props: { revisionId: string; slug: string; version:
     setError(null);
     setProgress({ sent: 0, total: file.size });
     try {
-      const revision = await uploadRevision(props.revisionId, file, fileTypeOf(file.name), "", (sent, total) => setProgress({ sent, total }));
+      const revision = await uploadRevision(props.revisionId, file, fileTypeOf(file.name), "", setProgress);
       setFile(null);
       props.onUploaded(revision.id);
     } catch (e) {
@@ -35,9 +36,6 @@ export function FileTransfer(props: { revisionId: string; slug: string; version:
       setBusy(false);
     }
   };
-  const percent = progress && progress.total ? Math.round((100 * progress.sent) / progress.total) : 0;
-  // Once every byte is sent the server still parses and stores the rows (most of a large upload's time).
-  const sent = progress !== null && progress.total > 0 && progress.sent >= progress.total;
 
   return (
     <section class="tg-files" aria-labelledby="tg-files-title">
@@ -48,12 +46,7 @@ export function FileTransfer(props: { revisionId: string; slug: string; version:
         <input id="tg-file" type="file" accept=".csv,.json,.jsonl,.ndjson,text/csv,application/json"
           onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
         <button type="submit" disabled={!file || progress !== null}>Upload</button>
-        {progress && (
-          <span class="tg-inline" role="status">
-            <progress max={100} value={sent ? undefined : percent} aria-label="Upload progress">{percent}%</progress>
-            <span>{sent ? "Sent; the server is storing the rows…" : `${percent}% sent`}</span>
-          </span>
-        )}
+        {progress && <UploadStatus state={progress} />}
       </form>
       <div class="tg-inline">
         <label for="tg-download-type">Download this revision as</label>

@@ -1,12 +1,22 @@
 /**
- * Files in and out of a revision. Uploads go through XMLHttpRequest, whose upload progress events
- * fetch does not offer; downloads are fetched with the key in the Authorization header (never in a
- * URL) and saved from a Blob.
+ * Files in and out of a revision. Uploads go through XMLHttpRequest, whose upload progress events fetch does
+ * not offer, and ask for the server's progress as lines (`application/x-ndjson`): once the file is parsed, the
+ * rows stored so far, then the answer. Downloads are fetched with the key in the Authorization header (never in
+ * a URL) and saved from a Blob.
  */
 import { detailMessage } from "../api.ts";
 import { apiKey } from "../session.ts";
 
 export type FileType = "csv" | "json" | "jsonl";
+
+/** Where an upload stands: bytes sent, then (from the server) rows stored out of the file's rows, then the commit. */
+export interface UploadState {
+  sent: number;
+  total: number;
+  rows?: number;
+  stored?: number;
+  committing?: boolean;
+}
 
 /** The file type a name suggests (csv when it says nothing). */
 export function fileTypeOf(name: string): FileType {
@@ -14,9 +24,9 @@ export function fileTypeOf(name: string): FileType {
   return ext === "json" || ext === "jsonl" ? ext : ext === "ndjson" ? "jsonl" : "csv";
 }
 
-/** Commits `file` as the next revision after `revisionId`; `progress(sent, total)` follows the upload. Answers the new revision. */
+/** Commits `file` as the next revision after `revisionId`; `progress` follows the upload. Answers the new revision. */
 export function uploadRevision(
-  revisionId: string, file: File, fileType: FileType, message: string, progress: (sent: number, total: number) => void,
+  revisionId: string, file: File, fileType: FileType, message: string, progress: (state: UploadState) => void,
 ): Promise<{ id: string; version: string }> {
   const form = new FormData();
   form.append("file_type", fileType);
@@ -30,26 +40,46 @@ export function uploadRevision(
   });
 }
 
+/** The complete lines of a streamed answer so far, parsed (a line still arriving is left for later). */
+function progressLines(text: string): any[] {
+  const complete = text.slice(0, text.lastIndexOf("\n") + 1);
+  return complete.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+}
+
 /**
- * POSTs a multipart form to `/api${path}` with the session's key; `progress(sent, total)` follows the bytes
- * sent. Answers the JSON body of a 2xx; otherwise rejects with the server's `detail`.
+ * POSTs a multipart form to `/api${path}` with the session's key; `progress` follows the bytes sent, then the
+ * server's storing of the rows. Answers the body of a 2xx (or the streamed answer); otherwise rejects with the
+ * server's `detail`.
  */
-export function postForm(path: string, form: FormData, progress: (sent: number, total: number) => void): Promise<any> {
+export function postForm(path: string, form: FormData, progress: (state: UploadState) => void): Promise<any> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
+    let state: UploadState = { sent: 0, total: 0 };
+    const report = (change: Partial<UploadState>) => progress(state = { ...state, ...change });
+    const streamed = () => (xhr.getResponseHeader("content-type") ?? "").includes("application/x-ndjson");
     xhr.open("POST", `/api${path}`);
     xhr.setRequestHeader("authorization", `ApiKey ${apiKey() ?? ""}`);
-    xhr.setRequestHeader("accept", "application/json");
-    xhr.upload.onprogress = (event) => progress(event.loaded, event.total);
+    xhr.setRequestHeader("accept", "application/x-ndjson, application/json");
+    xhr.upload.onprogress = (event) => report({ sent: event.loaded, total: event.total });
+    xhr.onprogress = () => {
+      if (!streamed()) return;
+      const last = progressLines(xhr.responseText).at(-1);
+      if (last?.stage === "storing") report({ sent: state.total, rows: last.rows, stored: last.stored });
+      else if (last?.stage === "committing") {
+        report({ sent: state.total, rows: last.rows, stored: last.rows, committing: true });
+      }
+    };
     xhr.onerror = () => reject(new Error("The upload failed: the server cannot be reached."));
     xhr.onload = () => {
       let body: any;
       try {
-        body = JSON.parse(xhr.responseText);
+        body = streamed() ? progressLines(xhr.responseText + "\n").at(-1) : JSON.parse(xhr.responseText);
       } catch {
         body = undefined;
       }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
+      if (streamed() && body?.stage === "done") resolve(body.answer);
+      else if (streamed() && body?.stage === "failed") reject(new Error(detailMessage(body.detail)));
+      else if (!streamed() && xhr.status >= 200 && xhr.status < 300) resolve(body);
       else reject(new Error(body?.detail !== undefined ? detailMessage(body.detail) : `The server answered ${xhr.status}`));
     };
     xhr.send(form);
