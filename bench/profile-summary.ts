@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
  * (`node --cpu-prof`, or the bench's `--profile`) summarised by function, heaviest first, with the share of the
  * busy (not idle) time. Self time by default; `--total` counts each function's callees too. `--last` keeps only
  * the samples of the profile's last seconds (a load at the end of a server's life, without its start).
+ * `--callers=TEXT` gives instead the self time of the functions whose name holds TEXT by the function calling them.
  */
 interface Node {
   id: number;
@@ -24,6 +25,7 @@ if (!file) throw new Error("usage: node bench/profile-summary.ts FILE.cpuprofile
 const top = Number(option("top") ?? 40);
 const lastUs = option("last") === undefined ? Infinity : Number(option("last")) * 1e6;
 const inclusive = args.includes("--total");
+const callersOf = option("callers");
 
 const profile = JSON.parse(readFileSync(file, "utf8")) as Profile;
 const parent = new Map<number, number>();
@@ -45,6 +47,12 @@ profile.samples.forEach((id, i) => {
   if (end - clock > lastUs) return;
   total += dt;
   if (nameOf.get(id) === "(idle)") idle += dt;
+  if (callersOf !== undefined) {
+    if (!nameOf.get(id)!.includes(callersOf)) return;
+    const caller = nameOf.get(parent.get(id) ?? id)!;
+    time.set(caller, (time.get(caller) ?? 0) + dt);
+    return;
+  }
   const names = new Set<string>();
   for (let node: number | undefined = id; node !== undefined; node = inclusive ? parent.get(node) : undefined) {
     names.add(nameOf.get(node)!);
