@@ -21,7 +21,8 @@ interface Profile {
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const file = args.find((a) => !a.startsWith("--"));
-if (!file) throw new Error("usage: node bench/profile-summary.ts FILE.cpuprofile [--top=40] [--last=SECONDS] [--total]");
+const USAGE = "node bench/profile-summary.ts FILE.cpuprofile [--top=40] [--last=SECONDS] [--total] [--callers=TEXT]";
+if (!file) throw new Error(`usage: ${USAGE}`);
 const top = Number(option("top") ?? 40);
 const lastUs = option("last") === undefined ? Infinity : Number(option("last")) * 1e6;
 const inclusive = args.includes("--total");
@@ -62,5 +63,6 @@ profile.samples.forEach((id, i) => {
 const busy = total - idle;
 process.stdout.write(`sampled ${(total / 1000).toFixed(0)} ms, busy ${(busy / 1000).toFixed(0)} ms\n`);
 for (const [name, us] of [...time].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-  process.stdout.write(`${(us / 1000).toFixed(1).padStart(9)} ms ${((100 * us) / busy).toFixed(1).padStart(5)}%  ${name}\n`);
+  const share = ((100 * us) / busy).toFixed(1).padStart(5);
+  process.stdout.write(`${(us / 1000).toFixed(1).padStart(9)} ms ${share}%  ${name}\n`);
 }

@@ -83,11 +83,18 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
   for (const action of ["invoke", "inspect"] as const) {
     const run = action === "invoke" ? invoke : inspect;
     const config = documentationOnly({ response: action === "invoke" ? envelopeAnswers(InvokeAnswer) : envelopeAnswers(InspectSchema) });
-    app.post(`/services/:key/:version/${action}`, { schema: { tags, summary: `${action} a hosted service`, params: KeyParams, body: InvokeBody }, config, compress }, (req, reply) =>
+    const summary = (what: string) => ({ tags, summary: `${action} ${what}` });
+    app.post(`/services/:key/:version/${action}`, {
+      schema: { ...summary("a hosted service"), params: KeyParams, body: InvokeBody }, config, compress,
+    }, (req, reply) =>
       run(req, reply, async (body) => configured(req, body, pathUri(req))));
-    app.post(`/services/${action}`, { schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody }, config, compress }, (req, reply) =>
+    app.post(`/services/${action}`, {
+      schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody }, config, compress,
+    }, (req, reply) =>
       run(req, reply, async (body) => configured(req, body, null)));
-    app.post(`/services/revisions/:revision_id/${action}`, { schema: { tags, summary: `${action} one revision`, params: RevisionParams, body: InvokeBody }, config, compress }, (req, reply) =>
+    app.post(`/services/revisions/:revision_id/${action}`, {
+      schema: { ...summary("one revision"), params: RevisionParams, body: InvokeBody }, config, compress,
+    }, (req, reply) =>
       run(req, reply, async (body) => {
         const revision = await findRevision(ctx.db, req.scope, workflows, { id: (req.params as { revision_id: string }).revision_id });
         const stored = (revision.data ?? {}) as WorkflowData;

@@ -34,7 +34,8 @@ export class TraceWriter {
   readonly #onError: (error: unknown) => void;
 
   constructor(
-    db: Pick<Database, "copyFrom">, onError: (error: unknown) => void, intervalMs = 100, maxBatch = 500, maxDelayMs = 1000,
+    db: Pick<Database, "copyFrom">, onError: (error: unknown) => void,
+    intervalMs = 100, maxBatch = 500, maxDelayMs = 1000,
   ) {
     this.#db = db;
     this.#onError = onError;
