@@ -1,6 +1,9 @@
 import type { Api } from "./api.ts";
 import type { Line } from "./report.ts";
 
+/** The overhead the hosted runtime may add to a provider call. */
+export const INVOKE_TARGET = "< 1 ms at p50, < 3 ms at p99";
+
 /**
  * Invoke overhead: what Tessera's hosted runtime adds to a provider call. The same completion goes
  * to the stub provider directly and through `POST /services/completion/v0/invoke`, one at a time so
@@ -40,8 +43,9 @@ export async function invokeLine(api: Api, providerBaseUrl: string, calls: numbe
     figure: `+${overhead50.toFixed(2)} ms p50, +${overhead99.toFixed(2)} ms p99 (Tessera ${got.p50.toFixed(2)} / ${got.p99.toFixed(2)} ms)`,
     baseline: `direct ${base.p50.toFixed(2)} / ${base.p99.toFixed(2)} ms`,
     ratio: null,
-    target: "< 2 ms at p50",
-    met: overhead50 < 2,
-    note: `${calls} sequential calls each way after warm-up, to the same OpenAI-compatible stub on 127.0.0.1; Tessera renders the prompt, calls the provider through the AI SDK and stores the trace`,
+    target: INVOKE_TARGET,
+    met: overhead50 < 1 && overhead99 < 3,
+    note: `${calls} sequential calls each way after warm-up, to the same OpenAI-compatible stub on 127.0.0.1; Tessera renders the prompt, calls the provider through the AI SDK and stores the trace `
+      + "(in batches that wait while calls keep coming, up to 1 s or 500 traces)",
   };
 }

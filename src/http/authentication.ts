@@ -39,21 +39,27 @@ export async function authenticate(db: Database, request: FastifyRequest): Promi
   return { projectId: check.projectId, userId: check.userId };
 }
 
+/**
+ * Sets `request.scope` from its API key, then calls `done` (with the 401 when the key is refused): a key accepted
+ * moments ago costs no promise, the hot path of every client.
+ */
+export function scopeRequest(db: Database, request: FastifyRequest, done: (error?: Error) => void): void {
+  const header = request.headers.authorization;
+  const known = header === undefined ? undefined
+    : header.startsWith("ApiKey ") ? recentlyAccepted(header.slice(7))
+    : recentlyAccepted(header);
+  if (known) {
+    request.scope = { projectId: known.projectId, userId: known.userId };
+    return done();
+  }
+  authenticate(db, request).then((scope) => {
+    request.scope = scope;
+    done();
+  }, done);
+}
+
 /** Every route registered in this encapsulated context requires an API key. */
 export function requireApiKey(app: FastifyInstance, db: Database): void {
   app.decorateRequest("scope", null as unknown as Scope);
-  app.addHook("onRequest", (request, _reply, done) => {
-    const header = request.headers.authorization;
-    const known = header === undefined ? undefined
-      : header.startsWith("ApiKey ") ? recentlyAccepted(header.slice(7))
-      : recentlyAccepted(header);
-    if (known) {
-      request.scope = { projectId: known.projectId, userId: known.userId };
-      return done();
-    }
-    authenticate(db, request).then((scope) => {
-      request.scope = scope;
-      done();
-    }, done);
-  });
+  app.addHook("onRequest", (request, _reply, done) => scopeRequest(db, request, done));
 }

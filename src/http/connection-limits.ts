@@ -59,7 +59,13 @@ export function applyServerLimits(server: Server, limits: Limits): void {
  */
 export function limitBodyIdle(server: Server, bodyTimeoutMs: number, log: FastifyBaseLogger): void {
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    if (req.complete) return;
+    // A body that came with its headers (most small requests) is parsed after this event, in the same read:
+    // checked on the next turn of the event loop, such a request arms no timer and adds no listener.
+    if (!req.complete) setImmediate(armBodyTimer, req, res);
+  });
+
+  function armBodyTimer(req: IncomingMessage, res: ServerResponse): void {
+    if (req.complete || req.socket === null || req.socket.destroyed) return;
     const socket = req.socket;
     req.setTimeout(bodyTimeoutMs, () => {
       if (req.complete || socket.destroyed) return;
@@ -74,5 +80,5 @@ export function limitBodyIdle(server: Server, bodyTimeoutMs: number, log: Fastif
     res.on("timeout", () => {
       if (req.complete && !socket.destroyed) socket.setTimeout(0);
     });
-  });
+  }
 }

@@ -19,18 +19,27 @@ export function collectWhenIdle(app: FastifyInstance, options: { idleMs?: number
   const { idleMs = IDLE_COLLECT_MS, rssFloor = IDLE_COLLECT_RSS } = options;
   if (!gc()) return;
   let inFlight = 0;
+  let answered = 0;
+  let seen = 0;
   let lastActivity = performance.now();
   let collected = true;
+  // One shared listener and two counters a request (this runs on every request, the cached reads included):
+  // the timer notes when the last answer came.
+  const closed = () => {
+    inFlight--;
+    answered++;
+  };
   // On the HTTP server itself: every request counts, whichever route (or none) answers it.
   app.server.on("request", (_req, res) => {
     inFlight++;
     collected = false;
-    res.once("close", () => {
-      inFlight--;
-      lastActivity = performance.now();
-    });
+    res.on("close", closed);
   });
   const timer = setInterval(() => {
+    if (answered !== seen) {
+      seen = answered;
+      lastActivity = performance.now();
+    }
     if (collected || inFlight > 0 || performance.now() - lastActivity < idleMs) return;
     collected = true;
     if (process.memoryUsage.rss() > rssFloor) giveMemoryBack();

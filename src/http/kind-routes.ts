@@ -46,6 +46,17 @@ type Body = Record<string, any>;
 /** Retrieve answers up to this size are kept serialised (large testset revisions are not). */
 const MAX_CACHED_BODY = 256 * 1024;
 const JSON_UTF8 = "application/json; charset=utf-8";
+/**
+ * A cached resolution's answer to the retrieve body it is cached under, as sent: its ETag and serialised body,
+ * worked out once while the resolution stays cached (a body's text names its read options, and the resolution
+ * object is that body's alone). A resolved (`resolve: true`) answer is never kept: embedded revisions may change.
+ */
+interface PreparedAnswer {
+  bodyText: string;
+  tag: string;
+  body: string;
+}
+const prepared = new WeakMap<RetrieveAnswer, PreparedAnswer>();
 /** `resolve: true` on retrieve uses `/revisions/resolve`'s default limits and policy. */
 const RETRIEVE_LIMITS: ResolveLimits = { maxDepth: 10, maxEmbeds: 100, errorPolicy: "exception" };
 
@@ -228,6 +239,12 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       };
     };
     const answerRetrieve = (req: FastifyRequest, reply: FastifyReply, b: Body, r: RetrieveAnswer): FastifyReply | Promise<FastifyReply> => {
+      const ready = req.bodyText === null ? undefined : prepared.get(r);
+      if (ready !== undefined && ready.bodyText === req.bodyText) {
+        reply.header("etag", ready.tag);
+        if (matchesTag(req.headers["if-none-match"], ready.tag)) return reply.code(304).send();
+        return reply.type(JSON_UTF8).send(ready.body);
+      }
       const options = optionsOf(b);
       const resolve = b.resolve === true;
       const tag = retrievedTag(r, resolve ? { ...options, resolve } : options);
@@ -239,10 +256,16 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       // The tag names everything the body holds, so the serialised body can be kept under it.
       const key = `${req.scope.projectId}\u0000${tag}`;
       const body = bodies.get(key);
-      if (body !== undefined) return reply.type(JSON_UTF8).send(body);
+      if (body !== undefined) {
+        if (req.bodyText !== null) prepared.set(r, { bodyText: req.bodyText, tag, body });
+        return reply.type(JSON_UTF8).send(body);
+      }
       return retrieved(req, r, options).then((value) => {
         const text = JSON.stringify(value);
-        if (text.length <= MAX_CACHED_BODY) bodies.set(key, text);
+        if (text.length <= MAX_CACHED_BODY) {
+          bodies.set(key, text);
+          if (req.bodyText !== null) prepared.set(r, { bodyText: req.bodyText, tag, body: text });
+        }
         return reply.type(JSON_UTF8).send(text);
       });
     };

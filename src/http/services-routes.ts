@@ -17,7 +17,7 @@ import type { TraceStatus } from "../traces/traces.ts";
 import { projectSecrets, type ProviderSecret } from "../secrets/provider-secrets.ts";
 import { findRevision } from "../versioning/revisions.ts";
 import { formatUri, parseUri } from "../workflows/uri.ts";
-import { authenticate } from "./authentication.ts";
+import { scopeRequest } from "./authentication.ts";
 import { badRequest, HttpError } from "../errors.ts";
 import { isHeaderValue } from "../runtime/net/header-text.ts";
 import { FreeObject, Nullable, Reference } from "../schema-parts.ts";
@@ -58,8 +58,11 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
   const cipher = secretCipher(ctx.config);
   const tags = ["Runtime"];
   app.decorateRequest("scope", null as unknown as Scope);
-  app.addHook("onRequest", async (request) => {
-    if (!request.url.split("?")[0].endsWith("/health")) request.scope = await authenticate(ctx.db, request);
+  app.addHook("onRequest", (request, _reply, done) => {
+    const path = request.url;
+    const end = path.indexOf("?");
+    if ((end < 0 ? path : path.slice(0, end)).endsWith("/health")) return done();
+    scopeRequest(ctx.db, request, done);
   });
 
   app.get("/services/health", { schema: { tags, summary: "Runtime liveness", security: [] }, config: documentationOnly({ response: { 200: LivenessSchema } }) }, async () => ({ status: "ok" }));
@@ -74,18 +77,24 @@ export async function servicesRoutes(app: FastifyInstance, ctx: AppContext) {
     return `svc:${CUSTOM.has(key) ? "custom" : "builtin"}:${key}:${version}`;
   };
 
-  // Invoke answers are small, and a compressed event stream would hold tokens back in zlib's buffer.
-  app.addHook("onRoute", (route) => {
-    route.compress = false;
-  });
+  // Invoke answers are small, and a compressed event stream would hold tokens back in zlib's buffer. Given in each
+  // route's options: the compression plugin reads them in its own onRoute hook, which runs before one added here.
+  const compress = false;
   for (const action of ["invoke", "inspect"] as const) {
     const run = action === "invoke" ? invoke : inspect;
     const config = documentationOnly({ response: action === "invoke" ? envelopeAnswers(InvokeAnswer) : envelopeAnswers(InspectSchema) });
-    app.post(`/services/:key/:version/${action}`, { schema: { tags, summary: `${action} a hosted service`, params: KeyParams, body: InvokeBody }, config }, (req, reply) =>
+    const summary = (what: string) => ({ tags, summary: `${action} ${what}` });
+    app.post(`/services/:key/:version/${action}`, {
+      schema: { ...summary("a hosted service"), params: KeyParams, body: InvokeBody }, config, compress,
+    }, (req, reply) =>
       run(req, reply, async (body) => configured(req, body, pathUri(req))));
-    app.post(`/services/${action}`, { schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody }, config }, (req, reply) =>
+    app.post(`/services/${action}`, {
+      schema: { tags, summary: `${action}, dispatching on the revision's URI`, body: InvokeBody }, config, compress,
+    }, (req, reply) =>
       run(req, reply, async (body) => configured(req, body, null)));
-    app.post(`/services/revisions/:revision_id/${action}`, { schema: { tags, summary: `${action} one revision`, params: RevisionParams, body: InvokeBody }, config }, (req, reply) =>
+    app.post(`/services/revisions/:revision_id/${action}`, {
+      schema: { ...summary("one revision"), params: RevisionParams, body: InvokeBody }, config, compress,
+    }, (req, reply) =>
       run(req, reply, async (body) => {
         const revision = await findRevision(ctx.db, req.scope, workflows, { id: (req.params as { revision_id: string }).revision_id });
         const stored = (revision.data ?? {}) as WorkflowData;

@@ -5,11 +5,14 @@ import { spanLine, SPANS_COPY } from "../tracing/spans.ts";
 import type { InvocationRecord } from "./traces.ts";
 
 /**
- * Hosted invocations' traces are written into the spans table in batches, off the invoke path: one COPY every
- * `intervalMs` (or sooner when `maxBatch` traces are waiting). An embedded database runs queries on the server's
- * own thread, so one insert per invocation would cost every caller; a batch costs one COPY per interval. Each
- * trace waits as its spans' lines of COPY text (`traceLine`), which the evaluation thread writes for its own.
- * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered.
+ * Hosted invocations' traces are written into the spans table in batches, off the invoke path. A batch is
+ * written once traces stop arriving for `intervalMs`, or `maxDelayMs` after its first trace while they keep
+ * coming, or as soon as `maxBatch` traces are waiting. An embedded database runs queries on the server's own
+ * thread (about 1 ms a trace): a write while invocations keep arriving holds up the one in flight, so under
+ * steady traffic the writes come rarely and in large batches, and a quiet server writes within `intervalMs`.
+ * Each trace waits as its spans' lines of COPY text (`traceLine`), which the evaluation thread writes for its own.
+ * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered, and the server
+ * flushes when it closes.
  * A batch the database refuses is written again line by line: a span already stored is skipped, and
  * only the lines the database refuses are lost (and reported to `onError`), never another caller's
  * trace that shared their batch.
@@ -17,20 +20,28 @@ import type { InvocationRecord } from "./traces.ts";
 export class TraceWriter {
   readonly #db: Pick<Database, "copyFrom">;
   readonly #intervalMs: number;
+  readonly #maxDelayMs: number;
   readonly #maxBatch: number;
   /** Lines, and blocks of lines as UTF-8 (`addText`), `#lines` lines in all. */
   #pending: (string | Buffer)[] = [];
   #records: [Scope, InvocationRecord][] = [];
   #lines = 0;
   #timer: NodeJS.Timeout | null = null;
+  /** When the first waiting trace and the latest came (performance.now()). */
+  #firstAt = 0;
+  #lastAt = 0;
   #writing: Promise<void> = Promise.resolve();
   readonly #onError: (error: unknown) => void;
 
-  constructor(db: Pick<Database, "copyFrom">, onError: (error: unknown) => void, intervalMs = 100, maxBatch = 500) {
+  constructor(
+    db: Pick<Database, "copyFrom">, onError: (error: unknown) => void,
+    intervalMs = 100, maxBatch = 500, maxDelayMs = 1000,
+  ) {
     this.#db = db;
     this.#onError = onError;
     this.#intervalMs = intervalMs;
     this.#maxBatch = maxBatch;
+    this.#maxDelayMs = Math.max(intervalMs, maxDelayMs);
   }
 
   /** Queues an invocation's trace; its spans are built when the batch is written, not on the caller's path. */
@@ -47,10 +58,24 @@ export class TraceWriter {
   }
 
   #added(lines: number): void {
+    const now = performance.now();
+    if (this.#lines === 0) this.#firstAt = now;
+    this.#lastAt = now;
     this.#lines += lines;
     if (this.#lines >= this.#maxBatch) void this.flush();
-    else if (this.#lines > 0) this.#timer ??= setTimeout(() => void this.flush(), this.#intervalMs);
+    else if (this.#lines > 0) this.#timer ??= setTimeout(this.#due, this.#intervalMs);
   }
+
+  // Traces still arriving put the write off (timers are not re-armed per trace: one timer, checked when it fires).
+  readonly #due = () => {
+    this.#timer = null;
+    const now = performance.now();
+    const quietFor = now - this.#lastAt;
+    const waited = now - this.#firstAt;
+    if (quietFor >= this.#intervalMs || waited >= this.#maxDelayMs) return void this.flush();
+    const wait = Math.min(this.#intervalMs - quietFor, this.#maxDelayMs - waited);
+    this.#timer = setTimeout(this.#due, Math.max(1, wait));
+  };
 
   /** Writes what is waiting; resolves when everything added before the call is stored. */
   flush(): Promise<void> {

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TraceWriter } from "../../src/traces/trace-writer.ts";
+import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+
+/**
+ * The trace writer keeps writes off the invocations' way: while traces keep arriving it writes none (on the
+ * embedded database a write holds the server's one thread), then writes the batch once they stop, or once the
+ * first has waited its longest; a read still sees every trace at once.
+ */
+let server: TestServer;
+let p: TestProject;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  p = await server.project();
+});
+afterAll(() => server.close());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const trace = (n: number) => ({
+  traceId: crypto.randomUUID().replace(/-/g, ""), spanId: "0".repeat(16), references: null, inputs: { n },
+  outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [],
+});
+const stored = async (traceIds: string[]) => {
+  const rows = await server.db.query<{ n: number }>(
+    "SELECT count(DISTINCT trace_id)::int AS n FROM spans WHERE project_id = $1 AND trace_id = ANY($2::uuid[])",
+    [p.id, traceIds],
+  );
+  return rows[0].n;
+};
+
+describe("trace writer", () => {
+  it("writes nothing while traces keep arriving, then the whole batch once they stop", async () => {
+    const writer = new TraceWriter(server.db, (error) => { throw error; }, 100, 500, 5_000);
+    const scope = { projectId: p.id, userId: null };
+    const ids: string[] = [];
+    const started = performance.now();
+    while (performance.now() - started < 600) {
+      const t = trace(ids.length);
+      ids.push(t.traceId);
+      writer.add(scope, t);
+      await sleep(20);
+    }
+    // Every 20 ms for 0.6 s: six times the quiet interval, and nothing written yet.
+    expect(await stored(ids)).toBe(0);
+    await expect.poll(() => stored(ids), { timeout: 5_000, interval: 50 }).toBe(ids.length);
+  });
+
+  it("writes a batch whose first trace has waited its longest, though traces keep arriving", async () => {
+    const writer = new TraceWriter(server.db, (error) => { throw error; }, 100, 500, 300);
+    const scope = { projectId: p.id, userId: null };
+    const first = trace(0);
+    writer.add(scope, first);
+    const started = performance.now();
+    while (performance.now() - started < 800 && (await stored([first.traceId])) === 0) {
+      writer.add(scope, trace(1));
+      await sleep(20);
+    }
+    expect(await stored([first.traceId])).toBe(1);
+    await writer.flush();
+  });
+
+  it("writes what waits when asked (a read of traces flushes first)", async () => {
+    const writer = new TraceWriter(server.db, (error) => { throw error; }, 10_000);
+    const t = trace(7);
+    writer.add({ projectId: p.id, userId: null }, t);
+    await writer.flush();
+    expect(await stored([t.traceId])).toBe(1);
+  });
+});
