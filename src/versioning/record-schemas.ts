@@ -48,6 +48,9 @@ export const RevisionRecordSchema = Type.Object({
   artifact_slug: Nullable(Type.String()),
   variant_id: Nullable(Id),
   variant_slug: Nullable(Type.String()),
+  columns: Type.Optional(Type.Array(Type.String(), {
+    description: "A testset revision's column names in order: the uploaded file's, then the order they were added in",
+  })),
   data: Type.Optional(Type.Unknown()),
 }, Open);
 

@@ -1341,6 +1341,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -1425,6 +1427,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -1522,6 +1526,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -1609,6 +1615,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -1695,6 +1703,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -1915,6 +1925,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -2039,6 +2051,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -2242,6 +2256,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -2376,6 +2392,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -2585,6 +2603,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -2697,6 +2717,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -3961,6 +3983,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -4045,6 +4069,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -4142,6 +4168,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -4229,6 +4257,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -4315,6 +4345,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -4497,6 +4529,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -4691,6 +4725,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -4825,6 +4861,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -5018,6 +5056,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -5130,6 +5170,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -10598,6 +10640,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -10682,6 +10726,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -10779,6 +10825,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -10866,6 +10914,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -10952,6 +11002,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -11172,6 +11224,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -11296,6 +11350,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -11499,6 +11555,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -11633,6 +11691,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -11842,6 +11902,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -11954,6 +12016,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -13877,6 +13941,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -13961,6 +14027,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -14058,6 +14126,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -14145,6 +14215,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -14231,6 +14303,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -14419,6 +14493,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -14613,6 +14689,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -14747,6 +14825,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -14956,6 +15036,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -15068,6 +15150,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -23147,6 +23231,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -23360,6 +23446,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -23457,6 +23545,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -23544,6 +23634,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -23630,6 +23722,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -23918,6 +24012,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -24112,6 +24208,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -24246,6 +24344,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -24457,6 +24557,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -24569,6 +24671,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -28511,6 +28615,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -28595,6 +28701,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -28692,6 +28800,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -28779,6 +28889,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -28865,6 +28977,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -29079,6 +29193,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -29203,6 +29319,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -29397,6 +29515,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -29531,6 +29651,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -29740,6 +29862,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
@@ -29852,6 +29976,8 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
+                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
                                 data?: unknown;
