@@ -6,7 +6,8 @@ import type { Queryable } from "./database.ts";
  * progress counters) would pile up for good and the planner would never get statistics. Every `intervalMs`
  * the tables past autovacuum's default thresholds (dead rows over 50 + 20% of the live ones; rows changed
  * since the last ANALYZE over 50 + 10%) are vacuumed or analyzed, one statement each, queued with the
- * server's own queries like any other.
+ * server's own queries like any other. A PostgreSQL server whose autovacuum is off gets the same passes; tables
+ * another process is already vacuuming or analyzing are skipped.
  */
 export function startMaintenance(db: Queryable, intervalMs: number, onError: (error: unknown) => void) {
   let running: Promise<void> = Promise.resolve();
@@ -16,7 +17,9 @@ export function startMaintenance(db: Queryable, intervalMs: number, onError: (er
        FROM pg_stat_user_tables
        WHERE n_dead_tup > 50 + 0.2 * n_live_tup OR n_mod_since_analyze > 50 + 0.1 * n_live_tup`,
     );
-    for (const { name, vacuum } of due) await db.query(vacuum ? `VACUUM (ANALYZE) ${name}` : `ANALYZE ${name}`);
+    for (const { name, vacuum } of due) {
+      await db.query(vacuum ? `VACUUM (ANALYZE, SKIP_LOCKED) ${name}` : `ANALYZE (SKIP_LOCKED) ${name}`);
+    }
   };
   const timer = setInterval(() => {
     running = running.then(pass).catch(onError);
