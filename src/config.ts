@@ -23,6 +23,8 @@ export interface Config {
     /** Spans looked at by one delete (their whole traces go), each a short transaction of its own. */
     batch: number;
   };
+  /** Most root spans one span analytics query reads (src/tracing/query/span-analytics.ts). */
+  analyticsMaxSpans: number;
   logLevel: string;
   secretKey: string | null;
   allowPrivateHooks: boolean;
@@ -132,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sweepMs: positive("TESSERA_SPAN_RETENTION_SWEEP_SECONDS", env.TESSERA_SPAN_RETENTION_SWEEP_SECONDS, 3600) * 1000,
       batch: positive("TESSERA_SPAN_RETENTION_BATCH", env.TESSERA_SPAN_RETENTION_BATCH, 1000),
     },
+    analyticsMaxSpans: positive("TESSERA_ANALYTICS_MAX_SPANS", env.TESSERA_ANALYTICS_MAX_SPANS, 1_000_000),
     logLevel: env.LOG_LEVEL || "info",
     secretKey: env.TESSERA_SECRET_KEY || null,
     allowPrivateHooks: env.TESSERA_ALLOW_PRIVATE_HOOKS === "true",

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Database } from "../src/db/database.ts";
 import { openPglite } from "../src/db/pglite-driver.ts";
 import { startMaintenance } from "../src/db/pglite-maintenance.ts";
+import { openPostgres } from "../src/db/postgres-driver.ts";
 
 // The embedded database has no autovacuum: the driver's own maintenance takes its place.
 let db: Database;
@@ -63,6 +64,28 @@ describe("embedded database maintenance", () => {
     } finally {
       await maintenance.stop();
       await own.close();
+    }
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)("PostgreSQL maintenance", () => {
+  it("analyzes a table that grew when the server's autovacuum is off", async (ctx) => {
+    const server = await openPostgres(process.env.DATABASE_URL!, { poolSize: 2, maintenanceMs: 200 });
+    try {
+      const [setting] = await server.query<{ on: boolean }>("SELECT current_setting('autovacuum') = 'on' AS on");
+      if (setting!.on) ctx.skip(); // autovacuum gathers the statistics itself
+      const table = `grown_${Date.now()}`;
+      await server.query(`CREATE TABLE ${table} (id int PRIMARY KEY)`);
+      try {
+        await server.query(`INSERT INTO ${table} SELECT generate_series(1, 1000)`);
+        await expect.poll(async () => (await server.query<{ last_analyze: Date | null }>(
+          "SELECT last_analyze FROM pg_stat_user_tables WHERE relname = $1", [table],
+        ))[0]?.last_analyze, { timeout: 10_000 }).not.toBeNull();
+      } finally {
+        await server.query(`DROP TABLE ${table}`);
+      }
+    } finally {
+      await server.close();
     }
   });
 });

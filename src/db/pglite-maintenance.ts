@@ -11,6 +11,8 @@ const GAP_WAIT_MS = 5_000;
  * since the last ANALYZE over 50 + 10%) are vacuumed or analyzed, one statement each. A statement holds every
  * request for as long as it runs, so each waits (up to `GAP_WAIT_MS`) until `busy()` says no request's
  * statement is queued, and the embedded database samples fewer rows for its statistics (`STATISTICS_TARGET`).
+ * A PostgreSQL server whose autovacuum is off gets the same passes (never busy: other connections go on); tables
+ * another process is already vacuuming or analyzing are skipped.
  */
 export function startMaintenance(
   db: Queryable, intervalMs: number, busy: () => boolean, onError: (error: unknown) => void,
@@ -29,7 +31,7 @@ export function startMaintenance(
     );
     for (const { name, vacuum } of due) {
       await gap();
-      await db.query(vacuum ? `VACUUM (ANALYZE) ${name}` : `ANALYZE ${name}`);
+      await db.query(vacuum ? `VACUUM (ANALYZE, SKIP_LOCKED) ${name}` : `ANALYZE (SKIP_LOCKED) ${name}`);
     }
   };
   const timer = setInterval(() => {

@@ -3,6 +3,7 @@ import { pipeline } from "node:stream/promises";
 import pg from "pg";
 import { from as copyStream } from "pg-copy-streams";
 import { joinCopyData, type Database, type Queryable } from "./database.ts";
+import { startMaintenance } from "./pglite-maintenance.ts";
 import { PostgresListener } from "./postgres-listener.ts";
 
 // bigint (counts, sums) as JS numbers: every bigint we store fits in 2^53.
@@ -31,9 +32,13 @@ export interface PostgresOptions {
   connectTimeoutMs: number;
   /** statement_timeout of every connection; the client gives up a little later should no answer come. */
   statementTimeoutMs: number;
+  /** How often the tables are vacuumed and analyzed when the server's autovacuum is off. */
+  maintenanceMs: number;
 }
 
-const DEFAULTS: PostgresOptions = { poolSize: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 60_000 };
+const DEFAULTS: PostgresOptions = {
+  poolSize: 10, connectTimeoutMs: 5_000, statementTimeoutMs: 60_000, maintenanceMs: 60_000,
+};
 
 /**
  * `application_name` as the URL gives it (default `tessera`), and the URL without it: the listener's
@@ -52,7 +57,7 @@ function splitApplicationName(connectionString: string): { url: string; name: st
 }
 
 export async function openPostgres(connectionString: string, options: Partial<PostgresOptions> = {}): Promise<Database> {
-  const { poolSize, connectTimeoutMs, statementTimeoutMs } = { ...DEFAULTS, ...options };
+  const { poolSize, connectTimeoutMs, statementTimeoutMs, maintenanceMs } = { ...DEFAULTS, ...options };
   const { url, name } = splitApplicationName(connectionString);
   const clientConfig: pg.ClientConfig = {
     connectionString: url,
@@ -80,6 +85,12 @@ export async function openPostgres(connectionString: string, options: Partial<Po
     },
   });
   const self = run(pool);
+  // A server with autovacuum off never gathers statistics on its own, and without them the planner takes a
+  // freshly loaded table for a few rows (the attributes index of the spans goes unused): do what it would.
+  const settings = await pool.query("SELECT current_setting('autovacuum') = 'on' AS autovacuum");
+  const maintenance = settings.rows[0]?.autovacuum ? null : startMaintenance(self, maintenanceMs, () => false, (error) => {
+    process.emitWarning(`Database maintenance failed: ${(error as Error).message}`);
+  });
 
   async function session<T>(work: (conn: Queryable) => Promise<T>): Promise<T> {
     const client = await pool.connect();
@@ -119,6 +130,7 @@ export async function openPostgres(connectionString: string, options: Partial<Po
       await pool.query("SELECT pg_notify($1, $2)", [channel, payload]);
     },
     async close() {
+      await maintenance?.stop();
       await listener.stop();
       await pool.end();
     },

@@ -21,6 +21,7 @@ import { otlpRoutes } from "../tracing/otlp/routes.ts";
 import { tracingRoutes } from "../tracing/routes.ts";
 import { simpleTraceRoutes } from "../tracing/simple/simple-trace-routes.ts";
 import { aggregateRoutes } from "../tracing/aggregate-routes.ts";
+import { analyticsRoutes } from "../tracing/analytics-routes.ts";
 import { queueRoutes } from "../evaluations/queues/routes.ts";
 import { evaluationRoutes } from "../evaluations/routes.ts";
 import { simpleEvaluationRoutes } from "../evaluations/simple-routes.ts";
@@ -54,6 +55,7 @@ export async function projectRoutes(app: FastifyInstance, ctx: AppContext) {
   await app.register(otlpRoutes, ctx);
   await app.register(tracingRoutes, ctx);
   await app.register(aggregateRoutes, ctx);
+  await app.register(analyticsRoutes, ctx);
   await app.register(simpleTraceRoutes("trace"), ctx);
   await app.register(simpleTraceRoutes("annotation"), ctx);
   await app.register(evaluationRoutes, ctx);

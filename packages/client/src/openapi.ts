@@ -22175,6 +22175,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/spans/analytics/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Statistics of span attributes in time buckets, as metric specs ask them
+         * @description Each spec `{type, path}` (`numeric/continuous`, `numeric/discrete`, `binary`, `categorical/single`, `categorical/multiple`, `string`, `json`) gets, per bucket, the statistics of the values of that type at `path` in the root spans that match `filter`: count; for numbers sum, mean, min, max, range, percentiles and their spreads, and a histogram (`bins`, `vmin`, `vmax`, `edge`) or a frequency table; for labels and booleans a frequency table. No specs: durations, errors, costs, tokens and trace and span types. Buckets of `interval` minutes (widened past 1,024) by the time spans were stored, the last 30 days by default; `rate` samples that share of traces. Fields in the body or the query string (`filter` and `specs` as JSON text); at most 100 specs and 1000 bins (422), at most 1,000,000 root spans read (400).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Filtering as JSON text */
+                    filter?: string;
+                    focus?: "trace" | "span";
+                    format?: string;
+                    interval?: number;
+                    newest?: string;
+                    oldest?: string;
+                    rate?: number;
+                    /** @description Metric specs as JSON text */
+                    specs?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filter?: ({
+                            [key: string]: unknown;
+                        } | string) | null;
+                        filtering?: {
+                            [key: string]: unknown;
+                        } | null;
+                        focus?: ("trace" | "span") | null;
+                        format?: string | null;
+                        formatting?: {
+                            [key: string]: unknown;
+                        } | null;
+                        interval?: number | null;
+                        newest?: (string | number) | null;
+                        oldest?: (string | number) | null;
+                        rate?: number | null;
+                        specs?: unknown | null;
+                        windowing?: ({
+                            interval?: number | null;
+                            newest?: (string | number) | null;
+                            oldest?: (string | number) | null;
+                            rate?: number | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Oldest first; only buckets with values */
+                            buckets: {
+                                /** @description Minutes */
+                                interval: number;
+                                /** @description Statistics by each spec's `path` */
+                                metrics: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                timestamp: string;
+                            }[];
+                            /** @description Buckets answered */
+                            count: number;
+                            query: {
+                                [key: string]: unknown;
+                            };
+                            specs: {
+                                [key: string]: unknown;
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/spans/query": {
         parameters: {
             query?: never;
@@ -25850,6 +25962,118 @@ export interface paths {
                                 next: string;
                                 oldest?: string;
                             };
+                        };
+                    };
+                };
+                400: components["responses"]["Error400"];
+                401: components["responses"]["Error401"];
+                403: components["responses"]["Error403"];
+                404: components["responses"]["Error404"];
+                409: components["responses"]["Error409"];
+                413: components["responses"]["Error413"];
+                415: components["responses"]["Error415"];
+                422: components["responses"]["Error422"];
+                429: components["responses"]["Error429"];
+                503: components["responses"]["Error503"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracing/analytics/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Statistics of span attributes in time buckets, as metric specs ask them
+         * @description Each spec `{type, path}` (`numeric/continuous`, `numeric/discrete`, `binary`, `categorical/single`, `categorical/multiple`, `string`, `json`) gets, per bucket, the statistics of the values of that type at `path` in the root spans that match `filter`: count; for numbers sum, mean, min, max, range, percentiles and their spreads, and a histogram (`bins`, `vmin`, `vmax`, `edge`) or a frequency table; for labels and booleans a frequency table. No specs: durations, errors, costs, tokens and trace and span types. Buckets of `interval` minutes (widened past 1,024) by the time spans were stored, the last 30 days by default; `rate` samples that share of traces. Fields in the body or the query string (`filter` and `specs` as JSON text); at most 100 specs and 1000 bins (422), at most 1,000,000 root spans read (400).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Filtering as JSON text */
+                    filter?: string;
+                    focus?: "trace" | "span";
+                    format?: string;
+                    interval?: number;
+                    newest?: string;
+                    oldest?: string;
+                    rate?: number;
+                    /** @description Metric specs as JSON text */
+                    specs?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filter?: ({
+                            [key: string]: unknown;
+                        } | string) | null;
+                        filtering?: {
+                            [key: string]: unknown;
+                        } | null;
+                        focus?: ("trace" | "span") | null;
+                        format?: string | null;
+                        formatting?: {
+                            [key: string]: unknown;
+                        } | null;
+                        interval?: number | null;
+                        newest?: (string | number) | null;
+                        oldest?: (string | number) | null;
+                        rate?: number | null;
+                        specs?: unknown | null;
+                        windowing?: ({
+                            interval?: number | null;
+                            newest?: (string | number) | null;
+                            oldest?: (string | number) | null;
+                            rate?: number | null;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Oldest first; only buckets with values */
+                            buckets: {
+                                /** @description Minutes */
+                                interval: number;
+                                /** @description Statistics by each spec's `path` */
+                                metrics: {
+                                    [key: string]: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                                timestamp: string;
+                            }[];
+                            /** @description Buckets answered */
+                            count: number;
+                            query: {
+                                [key: string]: unknown;
+                            };
+                            specs: {
+                                [key: string]: unknown;
+                            }[];
                         };
                     };
                 };

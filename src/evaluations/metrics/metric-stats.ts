@@ -1,9 +1,14 @@
 /*
  * Statistics of one metric over many results, in the shapes the reference's analytics return:
  * numbers get count/sum/mean/min/max/range and percentiles, booleans and strings a frequency table.
+ * `analytics()` gives the reference's full span analytics (more percentiles, spreads, a histogram).
  */
 
-export type MetricType = "numeric/continuous" | "binary" | "categorical/single" | "json";
+import { histogram, spreads, type HistogramOptions } from "./metric-distribution.ts";
+
+export type MetricType =
+  | "numeric/continuous" | "numeric/discrete" | "binary" | "categorical/single" | "categorical/multiple" | "string"
+  | "json";
 
 const LEVELS: [string, number][] = [
   ["p01", 1], ["p05", 5], ["p10", 10], ["p25", 25], ["p50", 50], ["p75", 75], ["p90", 90], ["p95", 95], ["p99", 99],
@@ -30,12 +35,25 @@ export class MetricStats {
 
   add(value: unknown): void {
     if (value === null || value === undefined) return;
-    this.#count++;
-    if (this.type === "numeric/continuous" && typeof value === "number" && Number.isFinite(value)) this.#numbers.push(value);
-    else if (this.type === "binary" && typeof value === "boolean") this.#counts.set(value, (this.#counts.get(value) ?? 0) + 1);
-    else if (this.type === "categorical/single" && typeof value === "string") {
-      this.#counts.set(value, (this.#counts.get(value) ?? 0) + 1);
+    if (this.type === "categorical/multiple") {
+      // Each label of a list counts, as the reference unnests them.
+      for (const label of Array.isArray(value) ? value : []) {
+        if (typeof label === "string") this.#tally(label);
+      }
+      return;
     }
+    this.#count++;
+    const numeric = this.type === "numeric/continuous" || this.type === "numeric/discrete";
+    if (numeric && typeof value === "number" && Number.isFinite(value)) {
+      this.#numbers.push(value);
+      if (this.type === "numeric/discrete") this.#counts.set(String(value), (this.#counts.get(String(value)) ?? 0) + 1);
+    } else if (this.type === "binary" && typeof value === "boolean") this.#tally(value, false);
+    else if (this.type === "categorical/single" && typeof value === "string") this.#tally(value, false);
+  }
+
+  #tally(value: string | boolean, counted = true): void {
+    if (counted) this.#count++;
+    this.#counts.set(value, (this.#counts.get(value) ?? 0) + 1);
   }
 
   partial(): MetricPartial {
@@ -54,9 +72,44 @@ export class MetricStats {
     for (const [value, n] of p.counts ?? []) this.#counts.set(value, (this.#counts.get(value) ?? 0) + n);
   }
 
+  /**
+   * The reference's span analytics of the values added (each of the spec's type): numbers get the basics, 27
+   * percentiles, their spreads and a histogram (continuous) or a frequency table (discrete); labels and booleans a
+   * frequency table, most frequent first; strings and objects a count.
+   */
+  analytics(options: HistogramOptions = {}): Record<string, unknown> {
+    const count = { count: this.#count };
+    switch (this.type) {
+      case "numeric/continuous":
+      case "numeric/discrete": {
+        const sorted = Float64Array.from(this.#numbers).sort();
+        const stats: Record<string, unknown> = { ...count, ...numeric(sorted, ANALYTICS_LEVELS) };
+        if (sorted.length > 0) Object.assign(stats, spreads(stats.pcts as Record<string, number>));
+        if (this.type === "numeric/continuous") return { ...stats, ...histogram(sorted, options) };
+        const freq = [...this.#counts].map(([value, n]) => ({ value: Number(value), count: n }))
+          .sort((a, b) => b.count - a.count || a.value - b.value);
+        return { ...stats, ...frequencies(freq) };
+      }
+      case "binary":
+        return {
+          ...count, ...frequencies([true, false].map((value) => ({ value, count: this.#counts.get(value) ?? 0 }))),
+        };
+      case "categorical/single":
+      case "categorical/multiple": {
+        const freq = [...this.#counts].map(([value, n]) => ({ value, count: n }))
+          .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+        return { ...count, ...frequencies(freq) };
+      }
+      default:
+        return count;
+    }
+  }
+
   summary(): Record<string, unknown> {
-    if (this.type === "numeric/continuous") return { type: this.type, count: this.#count, ...numeric(this.#numbers) };
-    if (this.type === "json") return { type: this.type, count: this.#count };
+    if (this.type === "numeric/continuous" || this.type === "numeric/discrete") {
+      return { type: this.type, count: this.#count, ...numeric(Float64Array.from(this.#numbers).sort(), LEVELS) };
+    }
+    if (this.type === "json" || this.type === "string") return { type: this.type, count: this.#count };
     const values = this.type === "binary" ? [true, false] : [...this.#counts.keys()];
     const freq = values.map((value) => {
       const count = this.#counts.get(value) ?? 0;
@@ -75,16 +128,34 @@ export function typeOf(value: unknown): MetricType | null {
   return "json";
 }
 
-function numeric(values: number[]): Record<string, unknown> {
-  if (values.length === 0) return {};
-  const sorted = Float64Array.from(values).sort();
+/** The reference analytics' percentile levels (its keys name them). */
+const ANALYTICS_LEVELS: [string, number][] = [
+  ["p00.05", 0.05], ["p00.1", 0.1], ["p00.5", 0.5], ["p01", 1], ["p02.5", 2.5], ["p05", 5], ["p10", 10],
+  ["p12.5", 12.5], ["p20", 20], ["p25", 25], ["p30", 30], ["p37.5", 37.5], ["p40", 40], ["p50", 50], ["p60", 60],
+  ["p62.5", 62.5], ["p70", 70], ["p75", 75], ["p80", 80], ["p87.5", 87.5], ["p90", 90], ["p95", 95], ["p97.5", 97.5],
+  ["p99", 99], ["p99.5", 99.5], ["p99.9", 99.9], ["p99.95", 99.95],
+];
+
+/** Sum, mean, min, max, range and the percentiles at `levels` of numbers sorted ascending. */
+function numeric(sorted: Float64Array, levels: [string, number][]): Record<string, unknown> {
+  if (sorted.length === 0) return {};
   let sum = 0;
   for (const v of sorted) sum += v;
   const min = sorted[0];
   const max = sorted[sorted.length - 1];
   const pcts: Record<string, number> = {};
-  for (const [key, level] of LEVELS) pcts[key] = percentile(sorted, level);
+  for (const [key, level] of levels) pcts[key] = percentile(sorted, level);
   return { sum, mean: sum / sorted.length, min, max, range: max - min, pcts };
+}
+
+/** A frequency table with each value's share of the count, and the values it holds. */
+function frequencies<T>(freq: { value: T; count: number }[]): Record<string, unknown> {
+  if (freq.length === 0) return {};
+  const total = freq.reduce((n, f) => n + f.count, 0);
+  return {
+    freq: freq.map((f) => ({ ...f, density: total > 0 ? round(f.count / total) : 0 })),
+    uniq: freq.map((f) => f.value),
+  };
 }
 
 /** Linear interpolation between closest ranks (PostgreSQL's percentile_cont). */

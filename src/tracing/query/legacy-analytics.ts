@@ -1,21 +1,14 @@
 /*
  * The reference's legacy analytics (`/tracing/spans/analytics`): spans counted in time buckets, with their summed
- * duration, cost and tokens, in total and for the spans that recorded an exception. Buckets are the reference's:
- * `interval` minutes (capped at 1,024 buckets by widening it), or the whole window as one when no interval is
- * asked; the window is `oldest` to `newest` (default: the 30 days before the start of tomorrow, UTC), bucketed by
- * the time a span was stored. Focus `trace` counts root spans and their cumulative costs and tokens.
+ * duration, cost and tokens, in total and for the spans that recorded an exception. Buckets are the reference's
+ * (analytics-window.ts), by the time a span was stored. Focus `trace` counts root spans and their cumulative costs
+ * and tokens.
  */
 
 import type { Scope } from "../../accounts/scope.ts";
 import type { Queryable } from "../../db/database.ts";
-import { badRequest } from "../../errors.ts";
+import { analyticsWindow, bucketTime } from "./analytics-window.ts";
 import { filteringSql, Params } from "./filtering.ts";
-import { timestampOf } from "./timestamps.ts";
-
-const DAY_MS = 86_400_000;
-const DEFAULT_WINDOW_MS = 30 * DAY_MS;
-const MAX_BUCKETS = 1024;
-const SUGGESTED_MINUTES = [1, 5, 15, 30, 60, 180, 360, 720, 1440, 4320, 10080, 20160, 43200];
 
 /** What one analytics query asks. */
 export interface AnalyticsQuery {
@@ -42,32 +35,9 @@ export interface Bucket {
   errors: Analytics;
 }
 
-function bound(value: unknown, name: string): number | null {
-  if (value === undefined || value === null) return null;
-  const at = timestampOf(value);
-  if (at === null) throw badRequest(`windowing.${name} is not a timestamp: ${String(value)}`);
-  return Date.parse(at);
-}
-
-/** The bucket width in minutes: the reference's stride for the window and the interval asked. */
-function strideMinutes(rangeMinutes: number, interval: number | null): number {
-  if (interval === null) return Math.max(1, Math.ceil(rangeMinutes));
-  const wanted = Math.max(1, Math.trunc(interval));
-  if (Math.floor(rangeMinutes / wanted) <= MAX_BUCKETS) return wanted;
-  return SUGGESTED_MINUTES.find((m) => Math.floor(rangeMinutes / m) <= MAX_BUCKETS) ?? wanted;
-}
-
 /** The buckets of the window, oldest first, empty ones included. */
 export async function legacyAnalytics(db: Queryable, scope: Scope, q: AnalyticsQuery): Promise<Bucket[]> {
-  const tomorrow = new Date();
-  tomorrow.setUTCHours(24, 0, 0, 0);
-  const newest = bound(q.newest, "newest") ?? tomorrow.getTime();
-  const asked = bound(q.oldest, "oldest");
-  const oldest = asked !== null && asked < newest ? asked : newest - DEFAULT_WINDOW_MS;
-  if (q.interval !== undefined && q.interval !== null && !Number.isInteger(q.interval)) {
-    throw badRequest("windowing.interval is a whole number of minutes");
-  }
-  const minutes = strideMinutes((newest - oldest) / 60_000, (q.interval as number | null | undefined) ?? null);
+  const { oldest, newest, minutes } = analyticsWindow(q);
   const scale = q.focus === "trace" ? "cumulative" : "incremental";
   const params = new Params();
   const from = params.add(new Date(oldest).toISOString(), "timestamptz");
@@ -90,7 +60,7 @@ export async function legacyAnalytics(db: Queryable, scope: Scope, q: AnalyticsQ
   const zero = (): Analytics => ({ count: 0, duration: 0, costs: 0, tokens: 0 });
   const buckets = new Map<string, Bucket>();
   for (let at = oldest; at < newest; at += minutes * 60_000) {
-    const timestamp = new Date(at).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const timestamp = bucketTime(at);
     buckets.set(timestamp, { timestamp, interval: minutes, total: zero(), errors: zero() });
   }
   for (const row of rows) {

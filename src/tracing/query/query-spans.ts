@@ -54,9 +54,11 @@ export async function querySpans(db: Queryable, scope: Scope, q: SpanQuery): Pro
       const after = params.add(idOf(spanIdToUuid, cursor), "uuid");
       keyset = ` AND (start_time < ${at} OR (start_time = ${at} AND span_id < ${after}))`;
     }
+    // Qualified: a bare start_time would name the output column (its text), which no index holds in order, so
+    // every span of the window would be sorted before the first page came out.
     const rows = await db.query(
       `SELECT ${SPAN_SELECT} FROM spans WHERE ${conditions}${keyset}
-       ORDER BY start_time DESC, span_id DESC LIMIT ${limit}`,
+       ORDER BY spans.start_time DESC, spans.span_id DESC LIMIT ${limit}`,
       params.values,
     );
     const spans = storedSpans(rows);
