@@ -330,6 +330,8 @@ describe("console: evaluations", () => {
       await expect(facts.getByText(/left$/).count()).resolves.toBe(0);
       await expect(page.getByText("So far: the scenarios done yet; final when the run ends.").count()).resolves.toBe(0);
     } finally {
+      // The page stops reading (its scenarios' rows and traces) before its server goes away.
+      await browser.page.goto("about:blank");
       await small.close();
     }
   });
