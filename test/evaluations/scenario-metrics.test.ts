@@ -48,7 +48,7 @@ async function scoredRun(prefix: string, rows: number, repeats: number) {
 }
 
 describe("variational metrics of a batch run", () => {
-  it("stores one row a scenario beside the global one, over its repeats, and filters them as the reference", async () => {
+  it("stores a row a scenario beside the global one, over its repeats, filtered as the reference", async () => {
     const { run, appKey, judgeKey } = await scoredRun("var", 3, 2);
     expect(run.data.status).toBe("success");
     const scenarios = (await p.ok("POST", "/evaluations/scenarios/query", { scenario: { run_id: run.id } })).scenarios;

@@ -29,10 +29,10 @@ export const linkable = (t: LinkedTable) => t.table in CHUNK_COLUMN;
 export type RowSource = (param: (value: unknown) => string) => string;
 
 /**
- * Where the rows of `t` (scenarios, results or metrics) of the runs in `runIds` are: their own, and for each run they link
- * chunks of, that run's rows in those chunks, read as theirs (their `run_id`, their input step's key; a computed
- * result is `is_reused`). Each source reads in id order from an index (a page of a run takes the first rows of
- * each, not all of them), a result source by step key when `stepKeys` names them.
+ * Where the rows of `t` (scenarios, results or scenario metrics) of the runs in `runIds` are: their own, and for each
+ * run they link chunks of, that run's rows in those chunks, read as theirs (their `run_id`, their input step's key; a
+ * computed result is `is_reused`). Each source reads in id order from an index (a page of a run takes the first rows
+ * of each, not all of them), a result source by step key when `stepKeys` names them.
  */
 export async function runSources(
   db: Queryable, projectId: string, t: LinkedTable, runIds: string[], stepKeys: string[] | null,

@@ -35,7 +35,11 @@ export interface BatchPayload {
 }
 
 interface RunRow {
-  data: { steps: RunStep[]; repeats?: number; concurrency?: { batch_size?: number | null; max_retries?: number | null } | null };
+  data: {
+    steps: RunStep[];
+    repeats?: number;
+    concurrency?: { batch_size?: number | null; max_retries?: number | null } | null;
+  };
   flags: { is_active?: boolean; is_closed?: boolean; is_cached?: boolean };
   created_by_id: string | null;
 }
@@ -45,7 +49,10 @@ export interface ExecuteOptions {
   invoking: number;
   /** Invocations running at once within one batch, unless the run sets `data.concurrency.batch_size`. */
   concurrency: number;
-  /** Retries of an invocation that failed in a way trying again may cure (see `withRetries`), before the cell is recorded as failed. */
+  /**
+   * Retries of an invocation that failed in a way trying again may cure (see `withRetries`), before the cell is
+   * recorded as failed.
+   */
   retries: number;
   retryBaseMs: number;
 }
@@ -136,14 +143,16 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       await ctx.traces?.flush();
       await db.transaction(async (tx) => {
         const [still] = await tx.query<{ open: boolean }>(
-          `SELECT coalesce((flags->>'is_active')::boolean, false) AND NOT coalesce((flags->>'is_closed')::boolean, false) AS open
+          `SELECT coalesce((flags->>'is_active')::boolean, false)
+             AND NOT coalesce((flags->>'is_closed')::boolean, false) AS open
            FROM evaluation_runs WHERE id = $1 FOR SHARE`,
           [runId],
         );
         if (still?.open) {
           // A scenario a client deleted meanwhile gets no results.
           const exist = await countBatch(tx, runId, computed, scenarioStatus);
-          const kept = computed.filter((c) => exist.has(c.scenario_id)).map((c) => (traced ? { ...c, testcase_id: null } : c));
+          const kept = computed.filter((c) => exist.has(c.scenario_id))
+            .map((c) => (traced ? { ...c, testcase_id: null } : c));
           await copyRows(tx, scope, results, kept.map((c) => ({ ...c, run_id: runId })));
           await storeBatchMetrics(tx, runId, metrics);
           await storeScenarioMetrics(tx, scope, runId, scenarios.filter((m) => exist.has(m.scenario_id)));

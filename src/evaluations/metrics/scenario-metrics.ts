@@ -28,7 +28,7 @@ export async function storeScenarioMetrics(
   }
 }
 
-/** Where a scenario the run shows is held: the run itself, or the run whose chunk it links (and that run's input key). */
+/** Where a scenario the run shows is held: the run itself, or the run whose chunk it links (with its input key). */
 interface Held {
   scenario_id: string;
   holder: string;
@@ -72,7 +72,8 @@ export async function refreshScenarioMetrics(
     const empty = [...byScenario.values()].filter((e) => e.stats === null).map((e) => e.held.scenario_id);
     if (empty.length > 0) {
       await db.query(
-        `DELETE FROM evaluation_metrics WHERE project_id = $1 AND scenario_id = ANY($2::uuid[]) AND "timestamp" IS NULL`,
+        `DELETE FROM evaluation_metrics
+         WHERE project_id = $1 AND scenario_id = ANY($2::uuid[]) AND "timestamp" IS NULL`,
         [scope.projectId, empty],
       );
     }
