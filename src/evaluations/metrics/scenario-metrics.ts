@@ -54,10 +54,19 @@ export async function refreshScenarioMetrics(
   for (let at = 0; at < ids.length; at += SCENARIOS_PER_STATEMENT) {
     const held = await heldScenarios(db, scope, runId, ids.slice(at, at + SCENARIOS_PER_STATEMENT));
     if (held.length === 0) continue;
+    // Scenario by scenario through the results' key, and result by result through the traces' key: with the
+    // estimates of tables just loaded (a run's first statistics come later), a join here was planned as scans of
+    // whole tables, which on PostgreSQL outlasted the statement timeout (OFFSET 0 keeps each lookup a lookup).
     const rows = await db.query<MetricSource & { scenario_id: string }>(
       `SELECT r.scenario_id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
-       FROM evaluation_results r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id
-       WHERE r.project_id = $1 AND r.scenario_id = ANY($2::uuid[]) ORDER BY r.id`,
+       FROM unnest($2::uuid[]) AS s (id)
+       CROSS JOIN LATERAL (
+         SELECT id, scenario_id, step_key, status, error, trace_id FROM evaluation_results
+         WHERE scenario_id = s.id AND project_id = $1 OFFSET 0) r
+       LEFT JOIN LATERAL (
+         SELECT outputs, latency_ms, usage FROM traces
+         WHERE project_id = $1 AND trace_id = r.trace_id LIMIT 1) t ON true
+       ORDER BY r.id`,
       [scope.projectId, held.map((h) => h.scenario_id)],
     );
     const byScenario = new Map(held.map((h) => [h.scenario_id, { held: h, stats: null as StepStats | null }]));
