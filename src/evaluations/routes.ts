@@ -7,6 +7,7 @@ import { IdParam } from "../schema-parts.ts";
 import { deleteRows, fetchRows, type EntityTable, type Row } from "./entities/entity-table.ts";
 import { doc, entityRoutes, many, one } from "./entities/entity-routes.ts";
 import { refreshMetrics, setMetrics } from "./metrics/metrics.ts";
+import { refreshScenarioMetrics } from "./metrics/scenario-metrics.ts";
 import { manyOf, MetricsRecord, oneOf, ResultRecord, RunRecord, ScenarioRecord } from "./entities/record-schemas.ts";
 import { setResults } from "./entities/results.ts";
 import { beforeDirectWrite } from "./execution/run-chunks.ts";
@@ -37,7 +38,10 @@ function runStateRoutes(instance: FastifyInstance, { db }: AppContext) {
   }
 }
 
-/** Recomputes metrics from results: as the reference dispatches, run_ids when given, else run_id. */
+/**
+ * Recomputes metrics from results, as the reference dispatches: each of run_ids' global rows when given, else run_id's
+ * rows of scenario_ids (or scenario_id), else run_id's global row.
+ */
 function metricsRefreshRoute(instance: FastifyInstance, ctx: AppContext) {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { db } = ctx;
@@ -47,15 +51,16 @@ function metricsRefreshRoute(instance: FastifyInstance, ctx: AppContext) {
     const m = req.body.metrics;
     // Neither run_ids nor run_id refreshes nothing.
     const runIds = m.run_ids?.length ? m.run_ids : m.run_id ? [m.run_id] : [];
-    const scenarioIds: (string | null)[] = [...(m.scenario_ids ?? []), ...(m.scenario_id ? [m.scenario_id] : [])];
     if (runIds.length === 0) return many("metrics", []);
     await ctx.traces?.flush(); // results name traces that may still be on their way to the table
+    const scenarioIds = m.scenario_ids?.length ? m.scenario_ids : m.scenario_id ? [m.scenario_id] : [];
+    if (!m.run_ids?.length && scenarioIds.length > 0) {
+      return many("metrics", await refreshScenarioMetrics(db, req.scope, runIds[0]!, scenarioIds));
+    }
     const rows: Row[] = [];
     for (const runId of runIds) {
-      for (const scenarioId of scenarioIds.length ? scenarioIds : [null]) {
-        const row = await refreshMetrics(db, req.scope, runId, scenarioId);
-        if (row) rows.push(row);
-      }
+      const row = await refreshMetrics(db, req.scope, runId);
+      if (row) rows.push(row);
     }
     return many("metrics", rows);
   });

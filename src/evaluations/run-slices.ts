@@ -2,6 +2,7 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { deleteRows, fetchRows, queryRows, type Row } from "./entities/entity-table.ts";
 import { refreshMetrics } from "./metrics/metrics.ts";
+import { refreshScenarioMetrics } from "./metrics/scenario-metrics.ts";
 import { beforeDirectWrite } from "./execution/run-chunks.ts";
 import { assertOpenRuns, editRun } from "./entities/runs.ts";
 import { dispatchScenarios, isServerRun } from "./simple-evaluations.ts";
@@ -85,14 +86,18 @@ export async function processSlice(
   await dispatchScenarios(tx, scope, runId, chosen.map((r) => r.id), batchSize, slice.overwrite === true);
 }
 
-/** Deletes the results of a slice of the run (its own rows), then recomputes the run's metrics. */
+/**
+ * Deletes the results of a slice of the run (its own rows), then recomputes the run's metrics and those of the
+ * scenarios that lost results.
+ */
 export async function pruneSlice(tx: Queryable, scope: Scope, runId: string, slice: RunSlice): Promise<void> {
   await assertOpenRuns(tx, scope, [runId]);
   await beforeDirectWrite(tx, [runId]);
   const { where, params } = sliceWhere(slice);
-  const sql = `DELETE FROM evaluation_results WHERE project_id = $1 AND run_id = $2${where}`;
-  await tx.query(sql, [scope.projectId, runId, ...params]);
-  await refreshMetrics(tx, scope, runId, null);
+  const sql = `DELETE FROM evaluation_results WHERE project_id = $1 AND run_id = $2${where} RETURNING scenario_id`;
+  const pruned = await tx.query<{ scenario_id: string }>(sql, [scope.projectId, runId, ...params]);
+  await refreshMetrics(tx, scope, runId);
+  await refreshScenarioMetrics(tx, scope, runId, pruned.map((r) => r.scenario_id), { returning: false });
 }
 
 /** Removes scenarios of the run with their results; one that is not the run's is a 400 and nothing is removed. */

@@ -44,6 +44,9 @@ const scenariosOf = (runId: string) => all("/evaluations/scenarios/query", "scen
 const resultsOf = (runId: string, stepKey: string) =>
   all("/evaluations/results/query", "results", "result", { run_id: runId, step_key: stepKey });
 
+const scenarioMetricsOf = (runId: string) =>
+  all("/evaluations/metrics/query", "metrics", "metrics", { run_id: runId, scenario_ids: true });
+
 /** Rows the database holds under the run itself. */
 async function stored(runId: string) {
   const [row] = await server.db.query<{ scenarios: number; results: number }>(
@@ -52,6 +55,15 @@ async function stored(runId: string) {
     [runId],
   );
   return row!;
+}
+
+/** Scenario (variational) metrics rows the database holds under the run itself. */
+async function storedScenarioMetrics(runId: string) {
+  const [row] = await server.db.query<{ count: number }>(
+    "SELECT count(*)::int AS count FROM evaluation_metrics WHERE run_id = $1 AND scenario_id IS NOT NULL",
+    [runId],
+  );
+  return row!.count;
 }
 
 /** The chunks a run recorded: those it holds (`own`) and those it links. */
@@ -123,6 +135,15 @@ describe("a cached re-run after a small commit", () => {
     const ids = scenarios.map((s) => s.id);
     expect(ids).toEqual([...ids].sort()); // in id order, across linked and own rows
 
+    // Each scenario has its metrics: the re-run stored those of its own scenarios only, and reads the first run's
+    // rows for the scenarios of the chunks it links, as its own.
+    expect(await storedScenarioMetrics(first.id)).toBe(ROWS);
+    expect(await storedScenarioMetrics(again.id)).toBe(own.scenarios);
+    const perScenario = await scenarioMetricsOf(again.id);
+    expect(perScenario.map((m) => m.scenario_id).sort()).toEqual(ids); // in metric id order: compare as sets
+    expect(perScenario.every((m) => m.run_id === again.id && m.timestamp === null)).toBe(true);
+    expect(perScenario.every((m) => m.data[judgeKey]["attributes.ag.data.outputs.success"].count === 1)).toBe(true);
+
     const metricsOf = async (runId: string) => {
       const query = { metrics: { run_id: runId, scenario_ids: false } };
       const { metrics } = await p.ok("POST", "/evaluations/metrics/query", query);
@@ -144,6 +165,10 @@ describe("a cached re-run after a small commit", () => {
     const refreshed = await p.ok("POST", "/evaluations/metrics/refresh", scenarioQuery);
     const [one] = refreshed.metrics;
     expect(one.data[judgeKey]["attributes.ag.data.outputs.success"]).toMatchObject({ count: 1 });
+    expect(one).toMatchObject({ run_id: again.id, scenario_id: ids[0] });
+    // ... refreshed where it is held: still one row for the scenario.
+    expect(await storedScenarioMetrics(again.id)).toBe(own.scenarios);
+    expect((await scenarioMetricsOf(again.id)).filter((m) => m.scenario_id === ids[0])).toHaveLength(1);
 
     const { comparison } = await p.ok("POST", "/evaluations/runs/compare", { run_ids: [first.id, again.id] });
     expect(comparison.scenarios).toMatchObject({ matched: ROWS, unmatched: 1, changed_count: 0 });
@@ -164,6 +189,8 @@ describe("a cached re-run after a small commit", () => {
     expect((await scenariosOf(again.id)).map((s) => s.id)).toEqual(ids);
     expect(await progress(again.id)).toMatchObject({ scenarios: ROWS + 1, cells: { invoked: 2, reused: 2 * ROWS } });
     expect(await graderSuccess(again.id)).toMatchObject({ count: ROWS + 1 });
+    expect(await storedScenarioMetrics(again.id)).toBe(ROWS + 1);
+    expect((await scenarioMetricsOf(again.id)).map((m) => m.scenario_id).sort()).toEqual(ids);
 
     // ... and a third run links what is now the re-run's.
     const third = await evaluate(next, steps);
@@ -171,7 +198,9 @@ describe("a cached re-run after a small commit", () => {
       scenarios: ROWS + 1, cells: { invoked: 0, reused: 2 * (ROWS + 1) },
     });
     expect(await stored(third.id)).toEqual({ scenarios: 0, results: 0 });
+    expect(await storedScenarioMetrics(third.id)).toBe(0);
     expect(await scenariosOf(third.id)).toHaveLength(ROWS + 1);
+    expect(await scenarioMetricsOf(third.id)).toHaveLength(ROWS + 1);
   });
 
   it("does not link chunks of a run without the flag, or a chunk with a failed scenario", async () => {

@@ -1,8 +1,8 @@
 import type { Queryable } from "../../db/database.ts";
 
 /*
- * A run's scenarios and results as it reads them: its own rows, and the rows of the chunks it links from earlier
- * runs (execution/run-chunks.ts), shown as its own.
+ * A run's scenarios, results and scenario metrics as it reads them: its own rows, and the rows of the chunks it links
+ * from earlier runs (execution/run-chunks.ts), shown as its own.
  */
 
 /** What the sources of a table's rows need of its descriptor: its name and the columns a create may set. */
@@ -11,10 +11,15 @@ export interface LinkedTable {
   fields: Record<string, unknown>;
 }
 
-/** Tables whose rows a run can link: where the scenario id that places a row in a chunk is. */
-const CHUNK_COLUMN: Record<string, string> = { evaluation_scenarios: "id", evaluation_results: "scenario_id" };
+/**
+ * Tables whose rows a run can link: where the scenario id that places a row in a chunk is. A metric without one (the
+ * holding run's global or temporal row) is in no chunk.
+ */
+const CHUNK_COLUMN: Record<string, string> = {
+  evaluation_scenarios: "id", evaluation_results: "scenario_id", evaluation_metrics: "scenario_id",
+};
 
-/** Whether a run can link rows of `t` (its scenarios and results). */
+/** Whether a run can link rows of `t` (its scenarios, results and scenario metrics). */
 export const linkable = (t: LinkedTable) => t.table in CHUNK_COLUMN;
 
 /**
@@ -24,10 +29,10 @@ export const linkable = (t: LinkedTable) => t.table in CHUNK_COLUMN;
 export type RowSource = (param: (value: unknown) => string) => string;
 
 /**
- * Where the rows of `t` (scenarios or results) of the runs in `runIds` are: their own, and for each run they link
- * chunks of, that run's rows in those chunks, read as theirs (their `run_id`, their input step's key; a computed
- * result is `is_reused`). Each source reads in id order from an index (a page of a run takes the first rows of
- * each, not all of them), a result source by step key when `stepKeys` names them.
+ * Where the rows of `t` (scenarios, results or scenario metrics) of the runs in `runIds` are: their own, and for each
+ * run they link chunks of, that run's rows in those chunks, read as theirs (their `run_id`, their input step's key; a
+ * computed result is `is_reused`). Each source reads in id order from an index (a page of a run takes the first rows
+ * of each, not all of them), a result source by step key when `stepKeys` names them.
  */
 export async function runSources(
   db: Queryable, projectId: string, t: LinkedTable, runIds: string[], stepKeys: string[] | null,

@@ -46,6 +46,14 @@ export interface BatchCells {
   statuses: Record<string, "success" | "failure">;
   /** What the cells add to their run's metrics, as a refresh would read it from their results and traces. */
   metrics: BatchMetrics[];
+  /** Each scenario's own (variational) metrics over its cells at every repeat, in the shape of the run's. */
+  scenarios: ScenarioMetrics[];
+}
+
+/** A scenario's metrics: by step key, then by metric path, each metric's statistics. */
+export interface ScenarioMetrics {
+  scenario_id: string;
+  data: Record<string, Record<string, unknown>>;
 }
 
 /** What the cells of one chunk of the run (or of none) in a batch add to the run's metrics. */
@@ -89,13 +97,18 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
   for (const { chunk, scenarioId } of w.cells) {
     if (!byChunk.has(chunk)) byChunk.set(chunk, { first: scenarioId, stats: new StepStats(), cells: 0, succeeded: 0 });
   }
+  const byScenario = new Map<string, StepStats>();
   const count = (chunk: string | null, step: PinnedStep, c: Cell, trace: MetricTrace | null) => {
     const m = byChunk.get(chunk)!;
+    let own = byScenario.get(c.scenario_id);
+    if (!own) byScenario.set(c.scenario_id, (own = new StepStats()));
     const annotation = step.type === "annotation";
     // An annotation's outputs as its stored trace gives them back (JSON), whose leaves are metrics.
     const outputs = annotation && trace?.outputs != null ? JSON.parse(JSON.stringify(trace.outputs)) : null;
     const { latency_ms = null, usage = null } = trace ?? {};
-    addResult(m.stats, { ...c, outputs, latency_ms, usage }, annotation);
+    const source = { ...c, outputs, latency_ms, usage };
+    addResult(m.stats, source, annotation);
+    addResult(own, source, annotation);
     m.cells++;
     if (c.status === "success") m.succeeded++;
   };
@@ -137,7 +150,8 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
   const metrics = [...byChunk.values()].filter((m) => m.cells > 0).map((m) => ({
     first_scenario_id: m.first, cells: m.cells, succeeded: m.succeeded, metrics: m.stats.partials(),
   }));
-  return { cells, statuses, metrics };
+  const scenarios = [...byScenario].map(([scenario_id, stats]) => ({ scenario_id, data: stats.summary() }));
+  return { cells, statuses, metrics, scenarios };
 }
 
 /** What a cell's trace gives its metrics. */

@@ -10,6 +10,7 @@ import { loadTestcaseData } from "../../testsets/testcases.ts";
 import { findRevision } from "../../versioning/revisions.ts";
 import { storeBatchMetrics } from "../metrics/metrics.ts";
 import { countBatch } from "../metrics/progress.ts";
+import { storeScenarioMetrics } from "../metrics/scenario-metrics.ts";
 import type { BatchWork } from "./batch-cells.ts";
 import { CellInvoker } from "./cell-invoker.ts";
 import { earlierResults, type EarlierResult } from "./cells.ts";
@@ -34,7 +35,11 @@ export interface BatchPayload {
 }
 
 interface RunRow {
-  data: { steps: RunStep[]; repeats?: number; concurrency?: { batch_size?: number | null; max_retries?: number | null } | null };
+  data: {
+    steps: RunStep[];
+    repeats?: number;
+    concurrency?: { batch_size?: number | null; max_retries?: number | null } | null;
+  };
   flags: { is_active?: boolean; is_closed?: boolean; is_cached?: boolean };
   created_by_id: string | null;
 }
@@ -44,7 +49,10 @@ export interface ExecuteOptions {
   invoking: number;
   /** Invocations running at once within one batch, unless the run sets `data.concurrency.batch_size`. */
   concurrency: number;
-  /** Retries of an invocation that failed in a way trying again may cure (see `withRetries`), before the cell is recorded as failed. */
+  /**
+   * Retries of an invocation that failed in a way trying again may cure (see `withRetries`), before the cell is
+   * recorded as failed.
+   */
   retries: number;
   retryBaseMs: number;
 }
@@ -54,8 +62,9 @@ export interface ExecuteOptions {
  * application (when there is one), then each automatic evaluator grades the output, on the evaluation
  * thread (`computeCells`, through `CellInvoker`). A cell whose result hash already has a successful
  * result is reused instead of invoked when the run asks for it (`flags.is_cached`). The batch's results
- * are stored with the job's completion in one transaction, so a batch cut short by a crash is run again
- * whole and stored once; the last batch closes the run with its metrics and final status.
+ * are stored with the job's completion in one transaction, with each scenario's metrics (scenario-metrics.ts), so a
+ * batch cut short by a crash is run again whole and stored once; the last batch closes the run with its metrics and
+ * final status.
  */
 export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandler<BatchPayload> {
   const cipher = secretCipher(ctx.config);
@@ -122,7 +131,7 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
         ? await earlierResults(db, scope.projectId, hashes, { outputs: true, traces: ctx.traces })
         : new Map<string, EarlierResult>();
       await invoking.acquire(scope.projectId, signal);
-      const { cells: computed, statuses, metrics } = await invoker.run({
+      const { cells: computed, statuses, metrics, scenarios } = await invoker.run({
         scope, app, graders, revisions, cells, testcases: Object.fromEntries(read.map((t) => [t.id, t])),
         reusable: Object.fromEntries(reusable), secrets: await projectSecrets(db, scope, cipher),
         limit: Math.max(1, run.data.concurrency?.batch_size ?? options.concurrency),
@@ -134,16 +143,19 @@ export function batchHandler(ctx: AppContext, options: ExecuteOptions): JobHandl
       await ctx.traces?.flush();
       await db.transaction(async (tx) => {
         const [still] = await tx.query<{ open: boolean }>(
-          `SELECT coalesce((flags->>'is_active')::boolean, false) AND NOT coalesce((flags->>'is_closed')::boolean, false) AS open
+          `SELECT coalesce((flags->>'is_active')::boolean, false)
+             AND NOT coalesce((flags->>'is_closed')::boolean, false) AS open
            FROM evaluation_runs WHERE id = $1 FOR SHARE`,
           [runId],
         );
         if (still?.open) {
           // A scenario a client deleted meanwhile gets no results.
           const exist = await countBatch(tx, runId, computed, scenarioStatus);
-          const kept = computed.filter((c) => exist.has(c.scenario_id)).map((c) => (traced ? { ...c, testcase_id: null } : c));
+          const kept = computed.filter((c) => exist.has(c.scenario_id))
+            .map((c) => (traced ? { ...c, testcase_id: null } : c));
           await copyRows(tx, scope, results, kept.map((c) => ({ ...c, run_id: runId })));
           await storeBatchMetrics(tx, runId, metrics);
+          await storeScenarioMetrics(tx, scope, runId, scenarios.filter((m) => exist.has(m.scenario_id)));
           await tx.query(
             `UPDATE evaluation_scenarios s SET status = x.status, updated_at = now()
              FROM unnest($1::uuid[], $2::text[]) AS x(id, status) WHERE s.id = x.id`,

@@ -10,6 +10,7 @@ import { type Cell, earlierResults, reusedCell } from "./cells.ts";
 import { copyRows } from "../entities/entity-table.ts";
 import type { BatchPayload } from "./execute.ts";
 import { addPlannedScenarios } from "../metrics/progress.ts";
+import { refreshScenarioMetrics } from "../metrics/scenario-metrics.ts";
 import { cellHashes } from "./result-hash.ts";
 import { addChunks, type Chunk, type ChunkRows, type ChunkShape, chunkShape, completeChunks } from "./run-chunks.ts";
 import { computedSteps, type RunStep } from "./run-steps.ts";
@@ -242,7 +243,7 @@ async function planLeaves(tx: Queryable, plan: LeafPlan, leaves: Leaf[], from: n
 /**
  * Scenarios for these testcases, their input results, their batch jobs, and the run's counters; returns the new
  * scenarios' ids, in the order of `ids`. A cached run's scenario whose cells all have earlier results is stored as
- * done, with them, instead of batched.
+ * done, with them and its metrics, instead of batched.
  */
 async function planRows(tx: Queryable, plan: LeafPlan, ids: string[], source: RowSource): Promise<string[]> {
   const { scope, run, runId, stepKey, batchSize } = plan;
@@ -257,6 +258,9 @@ async function planRows(tx: Queryable, plan: LeafPlan, ids: string[], source: Ro
     ...(done(i) ? found![i]! : []).map((c) => ({ ...c!, run_id: runId, scenario_id: s.id })),
   ]));
   const left = made.flatMap((s, i) => (done(i) ? [] : [i]));
+  // A scenario stored done runs in no batch: its metrics come from the earlier results it took.
+  const stored = made.flatMap((s, i) => (done(i) ? [s.id as string] : []));
+  await refreshScenarioMetrics(tx, scope, runId, stored, { returning: false });
   const batches = [];
   for (let at = 0; at < left.length; at += batchSize) {
     const slice = left.slice(at, at + batchSize);

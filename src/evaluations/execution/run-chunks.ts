@@ -181,8 +181,8 @@ export async function beforeDirectWrite(db: Queryable, runIds: string[]): Promis
 }
 
 /**
- * Before runs are deleted: each chunk of theirs that a remaining run links goes to one of those runs (its scenarios
- * and results move to it, marked reused), and the other runs that link it link it there.
+ * Before runs are deleted: each chunk of theirs that a remaining run links goes to one of those runs (its scenarios,
+ * results and scenario metrics move to it, results marked reused), and the other runs that link it link it there.
  */
 export async function handOverChunks(db: Queryable, runIds: string[]): Promise<void> {
   // As in beforeDirectWrite: this waits for a plan linking these chunks, so that its links are handed over too.
@@ -213,6 +213,11 @@ export async function handOverChunks(db: Queryable, runIds: string[]): Promise<v
        step_key = CASE WHEN x.step_key = h.from_key THEN h.to_key ELSE x.step_key END,
        flags = CASE WHEN x.hash_id IS NULL THEN x.flags ELSE x.flags || '{"is_reused": true}' END
      FROM ${ranges} WHERE x.run_id = h.source AND x.scenario_id BETWEEN h.first_id AND h.last_id`,
+    [json(heirs)],
+  );
+  await db.query(
+    `UPDATE evaluation_metrics m SET run_id = h.heir FROM ${ranges}
+     WHERE m.run_id = h.source AND m.scenario_id BETWEEN h.first_id AND h.last_id`,
     [json(heirs)],
   );
   await db.query(

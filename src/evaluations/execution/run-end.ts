@@ -14,7 +14,7 @@ export const BATCH_QUEUE = "evaluation.batch";
  */
 export async function finishIfDone(db: Queryable, scope: Scope, runId: string): Promise<void> {
   if (await hasOpenJobs(db, [PLAN_QUEUE, BATCH_QUEUE], { run_id: runId })) return;
-  await refreshMetrics(db, scope, runId, null);
+  await refreshMetrics(db, scope, runId);
   await db.query(
     `UPDATE evaluation_runs r SET flags = r.flags || '{"is_active": false}', updated_at = now(),
        status = CASE WHEN s.failed = 0 THEN 'success' WHEN s.failed = s.total + l.total THEN 'failure' ELSE 'errors' END

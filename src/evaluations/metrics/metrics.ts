@@ -4,7 +4,6 @@ import { fromJsonb } from "../../db/jsonb-text.ts";
 import { insertRows, type Row } from "../entities/entity-table.ts";
 import type { BatchMetrics } from "../execution/batch-cells.ts";
 import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
-import { runRows } from "../entities/linked-rows.ts";
 import { chunkOf, linkedChunks, ownChunks, storeChunkMetrics } from "../execution/run-chunks.ts";
 import { assertOpenRuns } from "../entities/runs.ts";
 import { metrics, results } from "../entities/tables.ts";
@@ -37,13 +36,11 @@ export async function setMetrics(db: Queryable, scope: Scope, items: Row[]): Pro
 }
 
 /**
- * Recomputes the metrics of a run (scenario_id null) or of one scenario, stores and returns the row. A run's
- * results are also sorted into its own chunks (run-chunks.ts), whose metrics are stored with them; a chunk it
- * links adds the metrics stored for it instead of its results.
+ * Recomputes the global metrics of a run (scenario_id null), stores and returns the row; a scenario's are in
+ * scenario-metrics.ts. A run's results are also sorted into its own chunks (run-chunks.ts), whose metrics are stored
+ * with them; a chunk it links adds the metrics stored for it instead of its results.
  */
-export async function refreshMetrics(
-  db: Queryable, scope: Scope, runId: string, scenarioId: string | null,
-): Promise<Row | null> {
+export async function refreshMetrics(db: Queryable, scope: Scope, runId: string): Promise<Row | null> {
   const [run] = await db.query<{ data: { steps?: { key: string; type: string }[] } | null }>(
     "SELECT data FROM evaluation_runs WHERE project_id = $1 AND id = $2",
     [scope.projectId, runId],
@@ -56,42 +53,35 @@ export async function refreshMetrics(
   const total = new StepStats();
   const add = (stats: StepStats, r: ResultRow) =>
     addResult(stats, r, stepTypes.get(r.step_key) === "annotation" || !stepTypes.has(r.step_key));
-  if (scenarioId) {
-    const found = await scenarioResults(db, scope, runId, scenarioId);
-    // A scenario with no result (or none of this run's) gets no metric, rather than an empty one or a 404.
-    if (found.length === 0) return null;
-    for (const r of found) if (wanted(r.step_key)) add(total, r);
-  } else {
-    const chunks = (await ownChunks(db, runId)).map((c) => ({ ...c, stats: new StepStats(), succeeded: 0 }));
-    const inputKeys = [...stepTypes].filter(([, type]) => type === "input").map(([key]) => key);
-    const batches = await batchMetrics(db, runId, inputKeys);
-    if (batches) {
-      for (const b of batches) {
-        const chunk = chunks[chunkOf(chunks, b.first_scenario_id)];
-        (chunk?.stats ?? total).merge(b.metrics);
-        if (chunk) chunk.succeeded += b.succeeded;
-      }
-    } else {
-      for await (const r of resultPages(db, runId, null, wanted)) {
-        const chunk = chunks[chunkOf(chunks, r.scenario_id)];
-        add(chunk?.stats ?? total, r);
-        if (chunk && r.status === "success") chunk.succeeded++;
-      }
+  const chunks = (await ownChunks(db, runId)).map((c) => ({ ...c, stats: new StepStats(), succeeded: 0 }));
+  const inputKeys = [...stepTypes].filter(([, type]) => type === "input").map(([key]) => key);
+  const batches = await batchMetrics(db, runId, inputKeys);
+  if (batches) {
+    for (const b of batches) {
+      const chunk = chunks[chunkOf(chunks, b.first_scenario_id)];
+      (chunk?.stats ?? total).merge(b.metrics);
+      if (chunk) chunk.succeeded += b.succeeded;
     }
-    const partials = chunks.map((c) => ({
-      first_id: c.first_id, metrics: c.stats.partials(), complete: c.succeeded === c.cells,
-    }));
-    for (const p of partials) total.merge(p.metrics);
-    await storeChunkMetrics(db, runId, partials);
-    for await (const page of linkedChunks(db, runId)) {
-      for (const chunk of page) {
-        if (chunk.metrics) total.merge(chunk.metrics);
-        else for await (const r of resultPages(db, chunk.source_run_id, chunk, wanted)) add(total, r);
-      }
+  } else {
+    for await (const r of resultPages(db, runId, null, wanted)) {
+      const chunk = chunks[chunkOf(chunks, r.scenario_id)];
+      add(chunk?.stats ?? total, r);
+      if (chunk && r.status === "success") chunk.succeeded++;
+    }
+  }
+  const partials = chunks.map((c) => ({
+    first_id: c.first_id, metrics: c.stats.partials(), complete: c.succeeded === c.cells,
+  }));
+  for (const p of partials) total.merge(p.metrics);
+  await storeChunkMetrics(db, runId, partials);
+  for await (const page of linkedChunks(db, runId)) {
+    for (const chunk of page) {
+      if (chunk.metrics) total.merge(chunk.metrics);
+      else for await (const r of resultPages(db, chunk.source_run_id, chunk, wanted)) add(total, r);
     }
   }
   const data = total.summary();
-  const row = { run_id: runId, scenario_id: scenarioId, status: "success", data };
+  const row = { run_id: runId, scenario_id: null, status: "success", data };
   const [stored] = await insertRows(db, scope, metrics, [row]);
   return stored;
 }
@@ -133,14 +123,6 @@ const withTraces = (results: string) =>
   `SELECT r.id, r.scenario_id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
    FROM (${results}) r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id ORDER BY r.id`;
 const COLUMNS = "id, project_id, scenario_id, step_key, status, error, trace_id";
-
-/** A scenario's few results, with their traces (the scenario may be one its run links). */
-async function scenarioResults(db: Queryable, scope: Scope, runId: string, scenarioId: string): Promise<ResultRow[]> {
-  const params: unknown[] = [scenarioId];
-  const from = await runRows(db, scope.projectId, results, [runId], params);
-  const rows = await db.query<ResultRow>(withTraces(`SELECT ${COLUMNS} FROM ${from} x WHERE scenario_id = $1`), params);
-  return rows.map(fromJsonb); // trace outputs may carry escaped NULs
-}
 
 /**
  * The results of a run to aggregate, with their traces: step by step, a page at a time in id order (the run's
