@@ -49,7 +49,10 @@ const day = { oldest: "2026-01-01T00:00:00Z", newest: "2026-01-02T00:00:00Z", li
 describe("span query plans", () => {
   it("finds an attribute equality through the attributes index", async () => {
     const filtering = { conditions: [{ field: "attributes", key: "ag.meta.customer", operator: "is", value: "c-42" }] };
-    const plan = await planOf({ focus: "span", filtering, windowing: day }, ["enable_seqscan = off"], 5000);
+    // Without plain index scans: a scan of the time index that stops at the page's limit is priced from statistics
+    // that the other projects' spans in a shared database sway; what is checked is that this index serves the filter.
+    const plan = await planOf({ focus: "span", filtering, windowing: day }, ["enable_seqscan = off",
+      "enable_indexscan = off"], 5000);
     expect(plan).toContain("Bitmap Index Scan on spans_attributes");
   });
 
