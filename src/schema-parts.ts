@@ -42,6 +42,6 @@ const QUOTED_UUID = '(W/)?"?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-f
 export const IfMatchHeaders = Type.Object({
   "if-match": Type.Optional(Type.String({
     pattern: `^(\\*|${QUOTED_UUID})$`,
-    description: "The id of the revision the client expects to be the variant's latest; another one there answers 409",
+    description: "The revision expected as the variant's latest; when another is, a 409",
   })),
 });

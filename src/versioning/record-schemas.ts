@@ -49,7 +49,7 @@ export const RevisionRecordSchema = Type.Object({
   variant_id: Nullable(Id),
   variant_slug: Nullable(Type.String()),
   columns: Type.Optional(Type.Array(Type.String(), {
-    description: "A testset revision's column names in order: the uploaded file's, then the order they were added in",
+    description: "Column names in order: the uploaded file's, then as they were added",
   })),
   data: Type.Optional(Type.Unknown()),
 }, Open);

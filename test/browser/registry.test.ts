@@ -129,7 +129,7 @@ describe("console: sign-in and registry", () => {
     // The header's Environments tab: the project's environments (every project starts with three).
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Environments" }).click();
     await page.waitForURL(`${server.url}/environments`);
-    await page.getByRole("heading", { name: "Environments" }).waitFor();
+    await page.getByRole("heading", { name: "Environments", exact: true }).waitFor();
     await page.getByRole("list").getByRole("link", { name: /production/i }).click();
     await page.waitForURL(/\/environments\/[0-9a-f-]{36}$/);
     await page.getByRole("heading", { name: /production/i }).waitFor();

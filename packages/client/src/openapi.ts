@@ -1292,7 +1292,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -1341,7 +1341,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -1427,7 +1427,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -1526,7 +1526,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -1615,7 +1615,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -1703,7 +1703,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -1773,7 +1773,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -1925,7 +1925,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -1995,7 +1995,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -2051,7 +2051,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -2256,7 +2256,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -2392,7 +2392,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -2603,7 +2603,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -2717,7 +2717,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -3936,7 +3936,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -3983,7 +3983,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -4069,7 +4069,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -4168,7 +4168,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -4257,7 +4257,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -4345,7 +4345,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -4414,7 +4414,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -4529,7 +4529,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -4725,7 +4725,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -4861,7 +4861,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -5056,7 +5056,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -5170,7 +5170,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -10590,7 +10590,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -10640,7 +10640,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -10726,7 +10726,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -10825,7 +10825,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -10914,7 +10914,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -11002,7 +11002,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -11071,7 +11071,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -11224,7 +11224,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -11293,7 +11293,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -11350,7 +11350,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -11555,7 +11555,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -11691,7 +11691,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -11902,7 +11902,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -12016,7 +12016,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -13894,7 +13894,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -13941,7 +13941,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -14027,7 +14027,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -14126,7 +14126,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -14215,7 +14215,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -14303,7 +14303,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -14372,7 +14372,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -14493,7 +14493,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -14689,7 +14689,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -14825,7 +14825,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -15036,7 +15036,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -15150,7 +15150,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -23296,7 +23296,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -23343,7 +23343,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -23558,7 +23558,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -23657,7 +23657,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -23746,7 +23746,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -23834,7 +23834,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -23903,7 +23903,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -24124,7 +24124,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -24320,7 +24320,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -24456,7 +24456,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -24669,7 +24669,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -24783,7 +24783,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -28792,7 +28792,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -28839,7 +28839,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -28925,7 +28925,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -29024,7 +29024,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -29113,7 +29113,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -29201,7 +29201,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -29270,7 +29270,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -29417,7 +29417,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -29486,7 +29486,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description The id of the revision the client expects to be the variant's latest; another one there answers 409 */
+                    /** @description The revision expected as the variant's latest; when another is, a 409 */
                     "if-match"?: string;
                 };
                 path?: never;
@@ -29543,7 +29543,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -29739,7 +29739,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -29875,7 +29875,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -30086,7 +30086,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
@@ -30200,7 +30200,7 @@ export interface paths {
                                 artifact_id?: string | null;
                                 artifact_slug?: string | null;
                                 author?: string | null;
-                                /** @description A testset revision's column names in order: the uploaded file's, then the order they were added in */
+                                /** @description Column names in order: the uploaded file's, then as they were added */
                                 columns?: string[];
                                 created_at?: string | null;
                                 created_by_id?: string | null;
