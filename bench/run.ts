@@ -19,6 +19,7 @@ import { startStubLlm, type StubLlm } from "../test/support/stub-llm.ts";
 import { startLines } from "./start.ts";
 import { deltaLines, downloadLine, UPLOAD_TARGET, uploadLine, type Testset } from "./testsets.ts";
 import { uploadNeighbourLine, uploadNeighbourName } from "./upload-neighbour.ts";
+import { IDLE_MEMORY, IDLE_MEMORY_TARGET, idleMemoryLine, idleRss } from "./idle-memory.ts";
 import { webhookLine } from "./webhooks.ts";
 
 /**
@@ -44,8 +45,10 @@ const lines: Line[] = [];
 const began = performance.now();
 const progress = (s: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
 
+const wanted = (name: string) => !only || name.toLowerCase().includes(only);
+
 async function attempt(name: string, target: string, run: () => Promise<Line | Line[] | null>): Promise<void> {
-  if (only && !name.toLowerCase().includes(only)) return;
+  if (!wanted(name)) return;
   progress(name);
   try {
     const got = await run();
@@ -172,6 +175,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
   // Tessera on the embedded database.
   try {
     const { server, api } = await tessera("pglite", provider);
+    const atStart = wanted(IDLE_MEMORY) ? await idleRss(server) : 0;
+    const before = lines.length;
     try {
       await attempt("invoke overhead (completion, PGlite)", INVOKE_TARGET, () => invokeLine(api, llm.baseUrl, quick ? 200 : 1000));
       await attempt("1. retrieve by environment_ref (PGlite)", "≥ 0.8", () => hotPath("PGlite", api, server));
@@ -189,6 +194,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt(spansName("PGlite"), "≥ 0.25, RSS < 1 GB", () => spanLines("PGlite", api, server));
       await attempt(uploadNeighbourName("PGlite"), "no read > 1 s", () =>
         uploadNeighbourLine(server.url, "PGlite", seconds));
+      const workload = lines.slice(before).map((l) => l.name);
+      await attempt(IDLE_MEMORY, IDLE_MEMORY_TARGET, () => idleMemoryLine(server, atStart, workload));
     } finally {
       await server.stop();
     }
