@@ -14,9 +14,11 @@ export interface IdEdits {
 export async function locateIds(db: Queryable, projectId: string, leaves: Leaf[], ids: string[]): Promise<Set<number>> {
   const dirty = new Set<number>();
   if (!ids.length || !leaves.length) return dirty;
+  // Id by id through the key (OFFSET 0 keeps the subquery from becoming a join): with statistics that do not know
+  // the project's rows yet, a join would hash every index entry of the project (see testcasesById).
   const rows = await db.query<{ chunk_key: string }>(
-    `SELECT DISTINCT chunk_key::text AS chunk_key FROM testcase_chunk_index
-     WHERE project_id = $1 AND testcase_id IN (SELECT x::uuid FROM jsonb_array_elements_text($2::jsonb) x)`,
+    `SELECT DISTINCT c.chunk_key::text AS chunk_key FROM jsonb_array_elements_text($2::jsonb) x CROSS JOIN LATERAL
+       (SELECT chunk_key FROM testcase_chunk_index WHERE project_id = $1 AND testcase_id = x::uuid OFFSET 0) c`,
     [projectId, json([...new Set(ids)])],
   );
   const keys = new Set(rows.map((r) => r.chunk_key));
