@@ -46,6 +46,6 @@ export async function invokeLine(api: Api, providerBaseUrl: string, calls: numbe
     target: INVOKE_TARGET,
     met: overhead50 < 1 && overhead99 < 3,
     note: `${calls} sequential calls each way after warm-up, to the same OpenAI-compatible stub on 127.0.0.1; Tessera renders the prompt, calls the provider through the AI SDK and stores the trace `
-      + "(in batches that wait while calls keep coming, up to 1 s or 500 traces)",
+      + "(in batches that wait while calls keep coming, up to 1 s or 200 traces)",
   };
 }

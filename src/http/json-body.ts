@@ -9,7 +9,8 @@ declare module "fastify" {
   }
 }
 
-const MAX_BODY_TEXT = 4096;
+/** The longest body whose text is kept as `bodyText`. */
+export const MAX_BODY_TEXT = 4096;
 
 /**
  * The `application/json` body parser. Like Fastify's own it refuses `__proto__` and

@@ -21,7 +21,10 @@ import { createVariant, defaultVariant, findVariant, queryVariants } from "../ve
 import { badRequest } from "../errors.ts";
 import { IdParam, IfMatchHeaders } from "../schema-parts.ts";
 import { kindSchemas } from "./kind-schemas.ts";
+import { earlyRetrieve, JSON_UTF8 } from "./early-retrieve.ts";
+import { IGNORED_FIELDS_HEADER } from "./ignored-fields.ts";
 import { documentationOnly } from "./openapi.ts";
+import { prepareAnswer, preparedAnswer } from "./prepared-answer.ts";
 
 // Revisions never change: an If-None-Match naming the current tag is answered 304 without a body.
 const NOT_MODIFIED = documentationOnly({ response: { 304: { type: "null", description: "Not modified: the ETag sent in If-None-Match is current" } } });
@@ -45,18 +48,6 @@ type Body = Record<string, any>;
 
 /** Retrieve answers up to this size are kept serialised (large testset revisions are not). */
 const MAX_CACHED_BODY = 256 * 1024;
-const JSON_UTF8 = "application/json; charset=utf-8";
-/**
- * A cached resolution's answer to the retrieve body it is cached under, as sent: its ETag and serialised body,
- * worked out once while the resolution stays cached (a body's text names its read options, and the resolution
- * object is that body's alone). A resolved (`resolve: true`) answer is never kept: embedded revisions may change.
- */
-interface PreparedAnswer {
-  bodyText: string;
-  tag: string;
-  body: string;
-}
-const prepared = new WeakMap<RetrieveAnswer, PreparedAnswer>();
 /** `resolve: true` on retrieve uses `/revisions/resolve`'s default limits and policy. */
 const RETRIEVE_LIMITS: ResolveLimits = { maxDepth: 10, maxEmbeds: 100, errorPolicy: "exception" };
 
@@ -238,9 +229,14 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
         ...(r.retrievalInfo ? { retrieval_info: r.retrievalInfo } : {}),
       };
     };
+    const prepare = (req: FastifyRequest, reply: FastifyReply, r: RetrieveAnswer, tag: string, body: string) => {
+      if (req.bodyText === null) return;
+      const ignored = reply.getHeader(IGNORED_FIELDS_HEADER);
+      prepareAnswer(r, { bodyText: req.bodyText, tag, body, ignored: ignored === undefined ? undefined : String(ignored) });
+    };
     const answerRetrieve = (req: FastifyRequest, reply: FastifyReply, b: Body, r: RetrieveAnswer): FastifyReply | Promise<FastifyReply> => {
-      const ready = req.bodyText === null ? undefined : prepared.get(r);
-      if (ready !== undefined && ready.bodyText === req.bodyText) {
+      const ready = req.bodyText === null ? undefined : preparedAnswer(r, req.bodyText);
+      if (ready !== undefined) {
         reply.header("etag", ready.tag);
         if (matchesTag(req.headers["if-none-match"], ready.tag)) return reply.code(304).send();
         return reply.type(JSON_UTF8).send(ready.body);
@@ -257,14 +253,14 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const key = `${req.scope.projectId}\u0000${tag}`;
       const body = bodies.get(key);
       if (body !== undefined) {
-        if (req.bodyText !== null) prepared.set(r, { bodyText: req.bodyText, tag, body });
+        prepare(req, reply, r, tag, body);
         return reply.type(JSON_UTF8).send(body);
       }
       return retrieved(req, r, options).then((value) => {
         const text = JSON.stringify(value);
         if (text.length <= MAX_CACHED_BODY) {
           bodies.set(key, text);
-          if (req.bodyText !== null) prepared.set(r, { bodyText: req.bodyText, tag, body: text });
+          prepare(req, reply, r, tag, text);
         }
         return reply.type(JSON_UTF8).send(text);
       });
@@ -275,6 +271,10 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       compress: kind.family === "testset" ? undefined : false,
       schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }),
       config: NOT_MODIFIED,
+      onRequest: earlyRetrieve((req, bodyText) => {
+        const hit = peekRetrieve(ctx, req.scope, kind, bodyText);
+        return hit && preparedAnswer(hit, bodyText);
+      }),
     }, (req, reply) => {
       const b = (req.body ?? {}) as Body;
       const hit = req.bodyText === null ? undefined : peekRetrieve(ctx, req.scope, kind, req.bodyText);

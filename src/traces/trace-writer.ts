@@ -7,7 +7,7 @@ import type { InvocationRecord } from "./traces.ts";
 /**
  * Hosted invocations' traces are written into the spans table in batches, off the invoke path. A batch is
  * written once traces stop arriving for `intervalMs`, or `maxDelayMs` after its first trace while they keep
- * coming, or as soon as `maxBatch` traces are waiting. An embedded database runs queries on the server's own
+ * coming, or on the turn after `maxBatch` traces are waiting. An embedded database runs queries on the server's own
  * thread (about 1 ms a trace): a write while invocations keep arriving holds up the one in flight, so under
  * steady traffic the writes come rarely and in batches of up to `maxBatch` lines (200: about 0.2 s during which the
  * embedded database answers no other project), and a quiet server writes within `intervalMs`.
@@ -28,6 +28,7 @@ export class TraceWriter {
   #records: [Scope, InvocationRecord][] = [];
   #lines = 0;
   #timer: NodeJS.Timeout | null = null;
+  #full: NodeJS.Immediate | null = null;
   /** When the first waiting trace and the latest came (performance.now()). */
   #firstAt = 0;
   #lastAt = 0;
@@ -63,9 +64,16 @@ export class TraceWriter {
     if (this.#lines === 0) this.#firstAt = now;
     this.#lastAt = now;
     this.#lines += lines;
-    if (this.#lines >= this.#maxBatch) void this.flush();
+    // A full batch is written on the next turn of the event loop, not in the caller's: `add` is awaited on an
+    // invocation's path, and the embedded database's write (tens of ms) would hold up that answer too.
+    if (this.#lines >= this.#maxBatch) this.#full ??= setImmediate(this.#writeFull);
     else if (this.#lines > 0) this.#timer ??= setTimeout(this.#due, this.#intervalMs);
   }
+
+  readonly #writeFull = () => {
+    this.#full = null;
+    void this.flush();
+  };
 
   // Traces still arriving put the write off (timers are not re-armed per trace: one timer, checked when it fires).
   readonly #due = () => {
@@ -81,7 +89,9 @@ export class TraceWriter {
   /** Writes what is waiting; resolves when everything added before the call is stored. */
   flush(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#full) clearImmediate(this.#full);
     this.#timer = null;
+    this.#full = null;
     const batch = this.#pending;
     const records = this.#records;
     this.#pending = [];

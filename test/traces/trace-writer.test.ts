@@ -60,6 +60,24 @@ describe("trace writer", () => {
     await writer.flush();
   });
 
+  it("writes a full batch after the turn that filled it, not in the awaiting caller's turn", async () => {
+    const copies: number[] = [];
+    const db = { copyFrom: (sql: string, lines: (string | Buffer)[]) => {
+      copies.push(lines.length);
+      return server.db.copyFrom(sql, lines);
+    } };
+    const writer = new TraceWriter(db, (error) => { throw error; }, 10_000, 2, 10_000);
+    const scope = { projectId: p.id, userId: null };
+    const batch = [trace(1), trace(2)];
+    for (const t of batch) await writer.add(scope, t);
+    await Promise.resolve();
+    expect(copies).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(copies).toEqual([2]);
+    await writer.flush();
+    expect(await stored(batch.map((t) => t.traceId))).toBe(2);
+  });
+
   it("writes what waits when asked (a read of traces flushes first)", async () => {
     const writer = new TraceWriter(server.db, (error) => { throw error; }, 10_000);
     const t = trace(7);

@@ -1,0 +1,112 @@
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
+
+// A retrieve answered before has its answer ready: over a real socket (where the body comes with the headers) it is
+// sent from the route's first hook. These tests hold that answer to the one the full path gives.
+let server: TestServer;
+let url: string;
+let p: TestProject;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  url = await server.app.listen({ port: 0, host: "127.0.0.1" });
+  p = await server.project();
+});
+afterAll(() => server.close());
+
+const completion = (word: string) => ({
+  uri: "svc:builtin:completion:v0",
+  parameters: { prompt: { messages: [{ role: "user", content: `Say ${word}` }], llm_config: { model: "gpt-4o-mini" } } },
+});
+
+async function retrieve(body: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/api/applications/revisions/retrieve`, {
+    method: "POST",
+    headers: { authorization: `ApiKey ${p.key}`, "content-type": "application/json", ...headers },
+    body,
+  });
+  const text = await res.text();
+  const kept: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== "date" && name !== "x-request-id") kept[name] = value;
+  });
+  return { status: res.status, text, headers: kept, requestId: res.headers.get("x-request-id") };
+}
+
+/** The same request with its body written 50 ms after its headers: it takes the full path. */
+function retrieveInTwoWrites(body: string): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1");
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => (answer += chunk));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+    socket.write(`POST /api/applications/revisions/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: ApiKey ${p.key}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`);
+    setTimeout(() => socket.write(body), 50);
+  });
+}
+
+describe("a retrieve answered from its prepared answer", () => {
+  it("sends the status, headers and bytes of the full path, and its 304", async () => {
+    const a = (await p.ok("POST", "/simple/applications/", { application: { slug: "early", data: completion("a") } })).application;
+    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "production" } });
+    const body = JSON.stringify({ application_ref: { slug: "early" }, environment_ref: { slug: "production" } });
+    const first = await retrieve(body);
+    expect(first.status).toBe(200);
+    expect(first.headers.etag).toMatch(/^".+"$/);
+    for (let i = 0; i < 3; i++) {
+      const again = await retrieve(body);
+      expect(again).toEqual({ ...first, requestId: again.requestId });
+      expect(again.requestId).not.toBe(first.requestId);
+    }
+    const twoWrites = await retrieveInTwoWrites(body);
+    expect(twoWrites.split("\r\n\r\n")[1]).toBe(first.text);
+    expect(twoWrites).toContain(`etag: ${first.headers.etag}`);
+
+    const notModified = await retrieve(body, { "if-none-match": first.headers.etag });
+    expect(notModified.status).toBe(304);
+    expect(notModified.text).toBe("");
+    expect(notModified.headers.etag).toBe(first.headers.etag);
+    const other = await retrieve(body, { "if-none-match": '"another"' });
+    expect(other).toEqual({ ...first, requestId: other.requestId });
+  });
+
+  it("names the ignored fields as the full path does", async () => {
+    const a = (await p.ok("POST", "/simple/applications/", { application: { slug: "early-typo", data: completion("b") } })).application;
+    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "staging" } });
+    const body = JSON.stringify({ application_ref: { slug: "early-typo" }, environment_ref: { slug: "staging" }, colour: "red" });
+    const first = await retrieve(body);
+    expect(first.status).toBe(200);
+    expect(first.headers["x-tessera-ignored-fields"]).toBe("body.colour");
+    const again = await retrieve(body);
+    expect(again).toEqual({ ...first, requestId: again.requestId });
+  });
+
+  it("answers what a deploy changed, and refuses a key it does not know", async () => {
+    const a = (await p.ok("POST", "/simple/applications/", { application: { slug: "early-moved", data: completion("c") } })).application;
+    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "development" } });
+    const body = JSON.stringify({ application_ref: { slug: "early-moved" }, environment_ref: { slug: "development" } });
+    const before = await retrieve(body);
+    await retrieve(body);
+    await p.ok("POST", "/applications/revisions/commit", {
+      application_revision_commit: { application_variant_id: a.variant_id, data: completion("d") },
+    });
+    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "development" } });
+    const after = await retrieve(body, { "if-none-match": before.headers.etag });
+    expect(after.status).toBe(200);
+    expect(after.headers.etag).not.toBe(before.headers.etag);
+    expect(JSON.parse(after.text).application_revision.data.parameters.prompt.messages[0].content).toBe("Say d");
+
+    const stranger = await retrieve(body, { authorization: "ApiKey tsk_unknown.key" });
+    expect(stranger.status).toBe(401);
+    const otherProject = await server.project();
+    const elsewhere = await fetch(`${url}/api/applications/revisions/retrieve`, {
+      method: "POST", headers: { authorization: `ApiKey ${otherProject.key}`, "content-type": "application/json" }, body,
+    });
+    expect(elsewhere.status).toBe(404);
+  });
+});
