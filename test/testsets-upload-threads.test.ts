@@ -4,7 +4,7 @@ import { HttpError } from "../src/errors.ts";
 import { unpackIds, storePackedIds } from "../src/testsets/chunk-lists.ts";
 import { ColumnCounts } from "../src/testsets/columns.ts";
 import { readRows, type FileType } from "../src/testsets/import.ts";
-import { encodePending } from "../src/testsets/pending-line.ts";
+import { BlockBuilder, type RowBlock } from "../src/testsets/row-block.ts";
 import { RowPool } from "../src/testsets/row-pool.ts";
 import { DedupIds } from "../src/testsets/testcase-id.ts";
 import { PackedIds, pendTestcase } from "../src/testsets/testcases.ts";
@@ -12,8 +12,8 @@ import { startTestServer, type TestProject, type TestServer } from "./support/se
 
 /**
  * The upload threads (src/testsets/row-thread.ts) against the same work done on this thread, as uploads did it before
- * threads: the same spool lines (ids claimed, canonical data, flags, tags, meta), the same testcase ids in order, the
- * same columns, the same stored revision; and a bad row refused with the same status and detail.
+ * threads: the same blocks of COPY lines (ids, canonical data, flags, tags, meta, owner; claimed ids aside), the same
+ * testcase ids in order, the same columns, the same stored revision; and a bad row refused with the same status and detail.
  */
 let server: TestServer;
 let p: TestProject;
@@ -29,6 +29,7 @@ afterAll(async () => {
 });
 
 const TESTSET = "01900000-0000-7000-8000-0000000000aa";
+const OWNER = { projectId: "01900000-0000-7000-8000-0000000000bb", testsetId: TESTSET, userId: null };
 const CLAIMED = "0190aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee";
 
 /** Rows of every kind: repeated ones (numbered dedup ids), given dedup ids, claimed ids, metadata, odd text. */
@@ -74,24 +75,32 @@ const pieces = (text: string, size = 997) => {
   return out;
 };
 
-/** What an upload computed on the request's thread before upload threads existed. */
+/** A block as the test compares it: its text, its row count and its claimed rows. */
+const readable = (block: RowBlock) => ({ text: Buffer.from(block.copy).toString(), rows: block.rows, claimed: block.claimed });
+
+/** What an upload computed on the request's thread before upload threads existed, in the threads' blocks. */
 async function onThisThread(text: string, fileType: FileType, testsetId: string) {
   const dedup = new DedupIds();
   const ids = new PackedIds();
   const columns = new ColumnCounts();
-  const lines: string[] = [];
+  const builder = new BlockBuilder({ ...OWNER, testsetId });
+  const blocks: ReturnType<typeof readable>[] = [];
   for await (const row of readRows(Readable.from(pieces(text)), fileType)) {
-    lines.push(encodePending(pendTestcase(row, testsetId, dedup, ids, columns)));
+    const pending = pendTestcase(row, testsetId, dedup, ids, columns);
+    if (builder.add(pending, ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16))) {
+      blocks.push(readable(builder.take()));
+    }
   }
-  return { lines, ids: ids.bytes, columns: columns.stored() };
+  if (!builder.empty) blocks.push(readable(builder.take()));
+  return { blocks, ids: ids.bytes, columns: columns.stored() };
 }
 
 async function onThreads(text: string, fileType: FileType, testsetId: string) {
-  const lines: string[] = [];
-  const got = await pool.identify(Readable.from(pieces(text)), fileType, testsetId, async (batch) => {
-    lines.push(...batch.split("\n"));
+  const blocks: ReturnType<typeof readable>[] = [];
+  const got = await pool.identify(Readable.from(pieces(text)), fileType, { ...OWNER, testsetId }, async (block) => {
+    blocks.push(readable(block));
   });
-  return { lines, ids: got.ids.bytes, columns: got.columns.stored() };
+  return { blocks, ids: got.ids.bytes, columns: got.columns.stored() };
 }
 
 const failure = async (work: Promise<unknown>) => {
@@ -128,8 +137,9 @@ describe("upload threads", () => {
       const text = make(records(4_500));
       const before = await onThisThread(text, fileType, TESTSET);
       const now = await onThreads(text, fileType, TESTSET);
-      expect(before.lines).toHaveLength(4_500);
-      expect(now.lines).toEqual(before.lines);
+      expect(before.blocks.reduce((n, b) => n + b.rows, 0)).toBe(4_500);
+      expect(before.blocks.flatMap((b) => b.claimed)).toHaveLength(643); // every seventh row, from the fourth
+      expect(now.blocks).toEqual(before.blocks);
       expect(Buffer.compare(now.ids, before.ids)).toBe(0);
       expect(now.columns).toEqual(before.columns);
       // Repeated rows got numbered dedup ids, not one id.
@@ -190,10 +200,10 @@ describe("upload threads", () => {
       yield Buffer.from("q,a\n1,2\n");
       throw new HttpError(400, "The multipart body ended early");
     }
-    expect(await failure(pool.identify(broken(), "csv", TESTSET, async () => {}))).toEqual({
+    expect(await failure(pool.identify(broken(), "csv", OWNER, async () => {}))).toEqual({
       status: 400, detail: "The multipart body ended early",
     });
     const text = csvOf(records(50));
-    expect((await onThreads(text, "csv", TESTSET)).lines).toEqual((await onThisThread(text, "csv", TESTSET)).lines);
+    expect((await onThreads(text, "csv", TESTSET)).blocks).toEqual((await onThisThread(text, "csv", TESTSET)).blocks);
   });
 });

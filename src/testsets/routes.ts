@@ -129,7 +129,7 @@ async function withUpload<T>(
   const tooLarge = () => new HttpError(413, `The file is larger than the upload limit of ${uploadLimit()} bytes (TESSERA_UPLOAD_LIMIT)`);
   let received: ReceivedUpload | undefined;
   try {
-    received = await receiveFile(pool, u.content, u.fileType, testsetId);
+    received = await receiveFile(pool, u.content, u.fileType, scope, testsetId);
     if (u.file.file.truncated) throw tooLarge();
   } catch (error) {
     u.file.file.resume();

@@ -3,6 +3,7 @@ import { HttpError } from "../errors.ts";
 import { ColumnCounts } from "./columns.ts";
 import type { FileType } from "./import.ts";
 import { cellLimit, rowLimit } from "./limits.ts";
+import type { RowBlock, RowOwner } from "./row-block.ts";
 import type { FromRowThread, ToRowThread } from "./row-messages.ts";
 import { PackedIds } from "./testcases.ts";
 
@@ -18,7 +19,7 @@ interface Job {
   content: AsyncIterator<Uint8Array>;
   /** The spool's writes, chained: rows reach it in file order. */
   writing: Promise<void>;
-  onRows(lines: string): Promise<void>;
+  onRows(block: RowBlock): Promise<void>;
   resolve(rows: IdentifiedRows): void;
   reject(error: unknown): void;
 }
@@ -30,7 +31,7 @@ interface Thread {
 
 /**
  * Threads that do an upload's row work (row-thread.ts): parsing, canonical JSON, the two hashes of each row and its
- * spool line, off the thread that answers requests and (on the embedded database) runs every query. Each upload goes
+ * COPY line, off the thread that answers requests and (on the embedded database) runs every query. Each upload goes
  * to the thread with the fewest, so concurrent uploads use every core; threads start with the first uploads, and
  * one that dies fails only its own uploads and is replaced by the next upload.
  */
@@ -44,11 +45,11 @@ export class RowPool {
   }
 
   /**
-   * Streams `content` to a thread and hands each batch of its rows' spool lines to `onRows`, in order; settles with
-   * the ids and columns, or with the parser's error (the same `HttpError` as `readRows` would throw here).
+   * Streams `content` to a thread and hands each block of its rows to `onRows`, in order; settles with the ids and
+   * columns, or with the parser's error (the same `HttpError` as `readRows` would throw here).
    */
   identify(
-    content: AsyncIterable<Uint8Array>, fileType: FileType, testsetId: string, onRows: (lines: string) => Promise<void>,
+    content: AsyncIterable<Uint8Array>, fileType: FileType, owner: RowOwner, onRows: (block: RowBlock) => Promise<void>,
   ): Promise<IdentifiedRows> {
     const thread = this.#pick();
     const id = this.#next++;
@@ -66,7 +67,7 @@ export class RowPool {
           reject(error);
         },
       });
-      send(thread, { type: "start", job: id, fileType, testsetId, limits: { row: rowLimit(), cell: cellLimit() } });
+      send(thread, { type: "start", job: id, fileType, owner, limits: { row: rowLimit(), cell: cellLimit() } });
     });
   }
 
@@ -97,7 +98,8 @@ export class RowPool {
       if (!job) return;
       if (message.type === "more") void feed(thread, message.job, job);
       else if (message.type === "rows") {
-        job.writing = job.writing.then(() => job.onRows(message.lines));
+        const { copy, rows, claimed } = message;
+        job.writing = job.writing.then(() => job.onRows({ copy, rows, claimed }));
         job.writing.catch((error) => job.reject(error));
       } else if (message.type === "done") {
         const rows = { ids: PackedIds.of(message.ids, message.count), columns: new ColumnCounts(message.columns) };

@@ -5,7 +5,7 @@ import { parentPort } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
 import { ColumnCounts } from "./columns.ts";
 import { readRows } from "./import.ts";
-import { encodePending } from "./pending-line.ts";
+import { BlockBuilder } from "./row-block.ts";
 import type { FromRowThread, ToRowThread } from "./row-messages.ts";
 import { DedupIds } from "./testcase-id.ts";
 import { PackedIds, pendTestcase } from "./testcases.ts";
@@ -13,7 +13,7 @@ import { PackedIds, pendTestcase } from "./testcases.ts";
 /*
  * An upload thread: parses the files the main thread streams to it (CSV, JSON or JSON Lines, with every limit and
  * validation of `readRows`), identifies each row (canonical JSON, dedup id, content-addressed id) and sends the rows
- * back in order as spool lines, then the packed ids and column counts. A thread serves several uploads at once.
+ * back in order as blocks of COPY text, then the packed ids and column counts. A thread serves several uploads at once.
  */
 const port = parentPort!;
 /** How much lower than the process an upload thread's priority is (nice values, 0–19). */
@@ -32,9 +32,6 @@ try {
 }
 const post = (message: FromRowThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 const feeds = new Map<number, Readable>();
-/** Rows per message back, or fewer when their text passes `BATCH_CHARS`: the spool gets them a batch at a time. */
-const BATCH_ROWS = 2_000;
-const BATCH_CHARS = 1024 * 1024;
 
 port.on("message", (message: ToRowThread) => {
   if (message.type === "start") return void run(message);
@@ -47,26 +44,23 @@ port.on("message", (message: ToRowThread) => {
   else feed.destroy(new Error("The upload was abandoned"));
 });
 
-async function run({ job, fileType, testsetId, limits }: Extract<ToRowThread, { type: "start" }>) {
+async function run({ job, fileType, owner, limits }: Extract<ToRowThread, { type: "start" }>) {
   // Each read asks the main thread for the file's next piece: no more of the file is held here than the parser needs.
   const feed = new Readable({ read: () => post({ type: "more", job }) });
   feeds.set(job, feed);
   const dedup = new DedupIds();
   const ids = new PackedIds();
   const columns = new ColumnCounts();
-  let lines: string[] = [];
-  let chars = 0;
+  const block = new BlockBuilder(owner);
   const flush = () => {
-    if (lines.length) post({ type: "rows", job, lines: lines.join("\n") });
-    lines = [];
-    chars = 0;
+    if (block.empty) return;
+    const { copy, rows, claimed } = block.take();
+    post({ type: "rows", job, copy, rows, claimed }, [copy.buffer as ArrayBuffer]);
   };
   try {
     for await (const row of readRows(feed, fileType, limits)) {
-      const line = encodePending(pendTestcase(row, testsetId, dedup, ids, columns));
-      lines.push(line);
-      chars += line.length;
-      if (lines.length >= BATCH_ROWS || chars >= BATCH_CHARS) flush();
+      const pending = pendTestcase(row, owner.testsetId, dedup, ids, columns);
+      if (block.add(pending, ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16))) flush();
     }
     flush();
     const packed = new Uint8Array(ids.bytes);

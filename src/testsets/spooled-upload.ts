@@ -4,9 +4,9 @@ import { IdListWriter } from "./chunk-lists.ts";
 import { ColumnCounts } from "./columns.ts";
 import { ResolvedIds } from "./delta.ts";
 import type { FileType } from "./import.ts";
-import { decodePending } from "./pending-line.ts";
+import { BLOCK_BYTES, BLOCK_ROWS, type RowBlock } from "./row-block.ts";
 import type { RowPool } from "./row-pool.ts";
-import { pendingBytes, TestcaseWriter, type PackedIds, type PendingTestcase } from "./testcases.ts";
+import { TestcaseWriter, type PackedIds } from "./testcases.ts";
 import { UploadSpool } from "./upload-spool.ts";
 
 /** An upload's rows, read and identified, not yet written: no transaction was open while the file came in. */
@@ -18,11 +18,10 @@ export interface ReceivedUpload {
 }
 
 // The embedded database is one backend: a transaction holds every other request until it ends. Its batches are
-// kept to a few tens of milliseconds (1,000 rows is the least loaded by COPY), and only one upload writes at a time,
-// so a request waits for at most about one batch per query it makes.
-const PGLITE_BATCH = { rows: 1_000, bytes: 256 * 1024 };
-// A server runs a batch beside other requests; what it costs them is the server's one thread, which builds, sorts
-// and sends a batch's COPY text without a break (a few hundred ms at 50,000 rows on a slow machine).
+// kept to a few tens of milliseconds (a block: 1,000 rows is the least loaded by COPY), and only one upload writes at
+// a time, so a request waits for at most about one batch per query it makes.
+const PGLITE_BATCH = { rows: BLOCK_ROWS, bytes: BLOCK_BYTES };
+// A server runs a batch beside other requests; this thread only hands the blocks' COPY text on.
 const SERVER_BATCH = { rows: 10_000, bytes: 4 * 1024 ** 2 };
 const writing = new WeakMap<Database, Promise<unknown>>();
 
@@ -56,15 +55,17 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Reads the whole file into a spool before anything is written, so a client that stalls or sends a bad row holds no
- * transaction and leaves nothing behind. The rows are parsed and identified on one of `pool`'s threads while the
- * file arrives; this thread only passes the bytes on and spools the lines. `close()` the spool after.
+ * transaction and leaves nothing behind. The rows are parsed, identified and turned into COPY text on one of `pool`'s
+ * threads while the file arrives; this thread only passes the bytes on and spools the blocks. `close()` the spool
+ * after.
  */
 export async function receiveFile(
-  pool: RowPool, content: AsyncIterable<Uint8Array>, fileType: FileType, testsetId: string,
+  pool: RowPool, content: AsyncIterable<Uint8Array>, fileType: FileType, scope: Scope, testsetId: string,
 ): Promise<ReceivedUpload> {
   const spool = new UploadSpool();
   try {
-    const { ids, columns } = await pool.identify(content, fileType, testsetId, (lines) => spool.push(lines));
+    const owner = { projectId: scope.projectId, testsetId, userId: scope.userId };
+    const { ids, columns } = await pool.identify(content, fileType, owner, (block) => spool.push(block));
     return { testsetId, ids, columns, spool };
   } catch (error) {
     await spool.close();
@@ -83,26 +84,30 @@ export async function storeReceived(
   const limits = db.driver === "pglite" ? PGLITE_BATCH : SERVER_BATCH;
   const writer = new TestcaseWriter(scope, received.testsetId, received.ids);
   const list = new IdListWriter(scope.projectId);
-  let batch: PendingTestcase[] = [];
+  let batch: RowBlock[] = [];
+  let rows = 0;
   let bytes = 0;
+  let at = 0;
   const flush = async () => {
     const full = batch;
+    const from = at;
+    at += rows;
     batch = [];
+    rows = 0;
     bytes = 0;
     if (!full.length) return;
     await inTurn(db, async () => {
       await afterOthers(db);
-      return db.transaction((tx) => writer.write(tx, full, list));
+      return db.transaction((tx) => writer.writeBlocks(tx, full, from, at, list));
     });
     onStored?.(at);
     await nextTurn();
   };
-  let at = 0;
-  for await (const line of received.spool.lines()) {
-    const row = decodePending(line, at++);
-    batch.push(row);
-    bytes += pendingBytes(row);
-    if (batch.length >= limits.rows || bytes >= limits.bytes) await flush();
+  for await (const block of received.spool.blocks()) {
+    batch.push(block);
+    rows += block.rows;
+    bytes += block.copy.byteLength;
+    if (rows >= limits.rows || bytes >= limits.bytes) await flush();
   }
   await flush();
   const stored = await inTurn(db, () => db.transaction((tx) => list.finish(tx)));

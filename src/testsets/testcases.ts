@@ -5,6 +5,7 @@ import { fromJsonb, jsonbText, toJsonbText } from "../db/jsonb-text.ts";
 import { canonicalJson, canonicalWithout } from "./canonical-json.ts";
 import type { ColumnCounts } from "./columns.ts";
 import { unpackIds, type IdListWriter } from "./chunk-lists.ts";
+import { BLOCK_COLUMNS, copyText, type ClaimedRow, type RowBlock } from "./row-block.ts";
 import { DedupIds, testcaseIdBytes, uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
 /** A row as clients send it (JSON commits, parsed files). */
@@ -82,8 +83,6 @@ export class PackedIds {
   }
 }
 
-// COPY text format: backslash starts an escape; JSON text holds no raw tab or newline.
-const copyText = (s: string | null) => (s === null ? "\\N" : s.includes("\\") ? s.replaceAll("\\", "\\\\") : s);
 
 /** A row ready for the database: its id sits in the upload's packed ids at `at`. */
 export interface PendingTestcase {
@@ -140,9 +139,37 @@ export class TestcaseWriter {
   /** Keeps the ids rows claim (rewriting them in `ids`), then stores the rows; `list` gets their ids once stored. */
   async write(tx: Queryable, batch: PendingTestcase[], list?: IdListWriter) {
     if (!batch.length) return;
-    await keepClaimedIds(tx, this.scope, this.testsetId, this.ids, batch);
+    await keepClaimedIds(tx, this.scope, this.testsetId, this.ids, batch.filter((r) => r.claimed) as Claim[]);
     await this.load(tx, batch);
     await list?.add(tx, this.ids.bytes.subarray(batch[0].at * 16, (batch[batch.length - 1].at + 1) * 16));
+  }
+
+  /**
+   * `write` for an upload's blocks, rows `from` to `to` (exclusive) of its ids: the COPY text is the blocks' own, and
+   * a row whose claimed id is kept is not loaded again (that testcase holds its data already).
+   */
+  async writeBlocks(tx: Queryable, blocks: RowBlock[], from: number, to: number, list?: IdListWriter) {
+    if (from === to) return;
+    const parts: Buffer[] = blocks.map((b) => Buffer.from(b.copy.buffer, b.copy.byteOffset, b.copy.byteLength));
+    const claimed = blocks.flatMap((b) => b.claimed);
+    const kept = await keepClaimedIds(tx, this.scope, this.testsetId, this.ids, claimed);
+    const others = claimed.filter((r) => !kept.has(r.at));
+    if (others.length) parts.push(Buffer.from(others.map((r) => r.line).join("")));
+    await this.loadBlocks(tx, parts);
+    await list?.add(tx, this.ids.bytes.subarray(from * 16, to * 16));
+  }
+
+  private async loadBlocks(tx: Queryable, parts: Buffer[]) {
+    if (this.direct) {
+      this.direct = await copyUnlessConflict(tx, `COPY testcases (${BLOCK_COLUMNS}) FROM STDIN`, parts);
+      if (this.direct) return;
+    }
+    // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows.
+    await tx.query("CREATE TEMP TABLE IF NOT EXISTS testcase_block (LIKE testcases INCLUDING DEFAULTS) ON COMMIT DROP");
+    await tx.copyFrom!(`COPY testcase_block (${BLOCK_COLUMNS}) FROM STDIN`, parts);
+    await tx.query(`INSERT INTO testcases (${BLOCK_COLUMNS})
+      SELECT ${BLOCK_COLUMNS} FROM testcase_block ORDER BY id ON CONFLICT DO NOTHING`);
+    await tx.query("TRUNCATE testcase_block");
   }
 
   private async load(tx: Queryable, batch: PendingTestcase[]) {
@@ -249,14 +276,16 @@ export function identifyTestcase(row: TestcaseInput, testsetId: string, dedup: D
   return { data, canonical, id: testcaseIdBytes(canonical, testsetId) };
 }
 
+type Claim = Pick<ClaimedRow, "at" | "claimed" | "stored">;
+
 /**
  * A row that names an id (`__id__`, or `id` in JSON) keeps it when that testcase of this testset holds
  * exactly this data (ids made with a salt, or by another system); an edited row gets a new id.
  */
 async function keepClaimedIds(
-  tx: Queryable, scope: Scope, testsetId: string, ids: PackedIds, batch: PendingTestcase[],
-) {
-  const claimed = batch.filter((r) => r.claimed);
+  tx: Queryable, scope: Scope, testsetId: string, ids: PackedIds, claimed: Claim[],
+): Promise<Set<number>> {
+  const kept = new Set<number>();
   for (let i = 0; i < claimed.length; i += BATCH) {
     const slice = claimed.slice(i, i + BATCH);
     const found = await tx.query<{ id: string; data: unknown }>(
@@ -266,8 +295,13 @@ async function keepClaimedIds(
     // Both sides as stored: the escaped canonical text of the same content is the same text.
     const stored = new Map(found.map((r) => [r.id, toJsonbText(canonicalJson(fromJsonb(r.data)))]));
     const bytes = ids.bytes;
-    for (const r of slice) if (stored.get(r.claimed!) === r.stored) uuidToBytes(r.claimed!).copy(bytes, r.at * 16);
+    for (const r of slice) {
+      if (stored.get(r.claimed) !== r.stored) continue;
+      uuidToBytes(r.claimed).copy(bytes, r.at * 16);
+      kept.add(r.at);
+    }
   }
+  return kept;
 }
 
 /** Testcases by id, in the order of `ids`. */

@@ -1,51 +1,53 @@
 import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { StringDecoder } from "node:string_decoder";
+import type { RowBlock } from "./row-block.ts";
 
-/** Bytes of lines a spool holds in memory; past it they go to a temporary file. */
+/** Bytes of blocks a spool holds in memory; past it they go to a temporary file. */
 const IN_MEMORY = 8 * 1024 * 1024;
-/** Bytes written to, or read from, the file at a time. */
-const BLOCK = 1024 * 1024;
+/** Bytes gathered before a write to the file. */
+const WRITE = 1024 * 1024;
+/** A block in the file: its COPY text's length, its rows, its claimed rows' JSON length; then those two. */
+const HEADER = 12;
+
+const sizeOf = (block: RowBlock) => block.claimed.reduce((n, c) => n + c.line.length + c.stored.length, block.copy.byteLength);
 
 /**
- * Lines (without a line break) kept in order until they are read back once: in memory while they are
- * few, else in a temporary file that has no name (it is unlinked as soon as it is opened), so that it
- * disappears when the spool is closed or the process dies.
+ * Blocks of rows kept in order until they are read back once: in memory while they are few, else in a temporary file
+ * that has no name (it is unlinked as soon as it is opened), so that it disappears when the spool is closed or the
+ * process dies.
  */
 export class UploadSpool {
-  private held: string[] = [];
+  private held: RowBlock[] = [];
   private heldBytes = 0;
   private file: FileHandle | null = null;
   private written = 0;
 
-  /** Appends a line, or several joined by line breaks. */
-  async push(line: string) {
-    this.held.push(line);
-    this.heldBytes += line.length;
-    if (this.heldBytes >= (this.file ? BLOCK : IN_MEMORY)) await this.spill();
+  async push(block: RowBlock) {
+    this.held.push(block);
+    this.heldBytes += sizeOf(block);
+    if (this.heldBytes >= (this.file ? WRITE : IN_MEMORY)) await this.spill();
   }
 
-  /** The lines pushed, in order. */
-  async *lines(): AsyncGenerator<string> {
+  /** The blocks pushed, in order. */
+  async *blocks(): AsyncGenerator<RowBlock> {
     if (!this.file) {
       const held = this.held;
       this.held = [];
       this.heldBytes = 0;
-      for (const lines of held) yield* lines.split("\n");
+      yield* held;
       return;
     }
     await this.spill();
-    const decoder = new StringDecoder("utf8");
-    const block = Buffer.alloc(BLOCK);
-    let rest = "";
+    const header = Buffer.alloc(HEADER);
     for (let at = 0; at < this.written;) {
-      const { bytesRead } = await this.file.read(block, 0, Math.min(BLOCK, this.written - at), at);
-      if (!bytesRead) break;
-      at += bytesRead;
-      const parts = (rest + decoder.write(block.subarray(0, bytesRead))).split("\n");
-      rest = parts.pop()!;
-      yield* parts;
+      await this.read(header, at);
+      const [copyLength, rows, claimedLength] = [header.readUInt32LE(0), header.readUInt32LE(4), header.readUInt32LE(8)];
+      const body = Buffer.allocUnsafeSlow(copyLength + claimedLength);
+      await this.read(body, at + HEADER);
+      at += HEADER + body.length;
+      const claimed = claimedLength ? JSON.parse(body.toString("utf8", copyLength)) : [];
+      yield { copy: body.subarray(0, copyLength), rows, claimed };
     }
   }
 
@@ -55,6 +57,14 @@ export class UploadSpool {
     this.heldBytes = 0;
     await this.file?.close();
     this.file = null;
+  }
+
+  private async read(into: Buffer, position: number) {
+    for (let got = 0; got < into.length;) {
+      const { bytesRead } = await this.file!.read(into, got, into.length - got, position + got);
+      if (!bytesRead) throw new Error("An upload's spool file ended early");
+      got += bytesRead;
+    }
   }
 
   private async spill() {
@@ -67,9 +77,18 @@ export class UploadSpool {
       }
     }
     if (!this.held.length) return;
-    const bytes = Buffer.from(`${this.held.join("\n")}\n`);
+    const parts: Buffer[] = [];
+    for (const block of this.held) {
+      const claimed = block.claimed.length ? Buffer.from(JSON.stringify(block.claimed)) : Buffer.alloc(0);
+      const header = Buffer.alloc(HEADER);
+      header.writeUInt32LE(block.copy.byteLength, 0);
+      header.writeUInt32LE(block.rows, 4);
+      header.writeUInt32LE(claimed.length, 8);
+      parts.push(header, Buffer.from(block.copy.buffer, block.copy.byteOffset, block.copy.byteLength), claimed);
+    }
     this.held = [];
     this.heldBytes = 0;
+    const bytes = Buffer.concat(parts);
     await this.file.write(bytes, 0, bytes.length, this.written);
     this.written += bytes.length;
   }
