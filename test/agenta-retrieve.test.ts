@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { migrate } from "../src/db/migrate.ts";
 import { uuidv7 } from "../src/ids/uuid-v7.ts";
 import { emptyDatabase } from "./support/empty-database.ts";
-import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
+import { serverWithProject } from "./support/server.ts";
 
 // The reference's retrieve contract (api/oss/src/apis/fastapi/*/router.py and core/*/service.py of
 // Agenta 0.113), item by item, in the request shapes its clients send.
 
-let server: TestServer;
-let p: TestProject;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  p = await server.project();
-});
-afterAll(() => server.close());
+const { server, p } = await serverWithProject();
 
 const chat = (text: string) => ({
   uri: "agenta:builtin:chat:v0",

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse } from "csv-parse/sync";
-import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
+import { serverWithProject, startTestServer } from "./support/server.ts";
 
 /**
  * Uploads, commits and downloads as a hostile (or careless) client sends them: every malformed file is
@@ -8,14 +8,7 @@ import { startTestServer, type TestProject, type TestServer } from "./support/se
  * elsewhere are refused, hook addresses are checked when committed, and CSV downloads can be made
  * safe to open in a spreadsheet.
  */
-let server: TestServer;
-let p: TestProject;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  p = await server.project();
-});
-afterAll(() => server.close());
+const { server, p } = await serverWithProject();
 
 function multipart(fields: Record<string, string>, file: { name: string; content: string }) {
   const boundary = "----tessera" + Math.random().toString(16).slice(2);

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
+import { describe, expect, it } from "vitest";
+import { serverWithProject } from "./support/server.ts";
 
-let server: TestServer;
-let p: TestProject;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  p = await server.project();
-});
-afterAll(() => server.close());
+const { server, p } = await serverWithProject();
 
 const filtering = { operator: "and", conditions: [{ field: "trace_type", operator: "is", value: "invocation" }] };
 

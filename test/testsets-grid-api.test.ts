@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
+import { describe, expect, it } from "vitest";
+import { serverWithProject } from "./support/server.ts";
 
-let server: TestServer;
-let p: TestProject;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  p = await server.project();
-});
-afterAll(() => server.close());
+const { server, p } = await serverWithProject();
 
 const idsOf = (page: { testcases: { id: string }[] }) => page.testcases.map((t) => t.id);
 

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { json } from "../src/db/database.ts";
 import { testcasesById } from "../src/testsets/testcases.ts";
-import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
+import { serverWithProject } from "./support/server.ts";
 
 /**
  * What one project's large upload may cost the others. Right after it, the statistics do not know its rows yet (the
@@ -10,14 +10,7 @@ import { startTestServer, type TestProject, type TestServer } from "./support/se
  * statements without going through the event loop, a request making statement after statement must not keep the
  * other requests (sockets, timers) waiting until its last one.
  */
-let server: TestServer;
-let p: TestProject;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  p = await server.project();
-});
-afterAll(() => server.close());
+const { server, p } = await serverWithProject();
 
 function upload(fields: Record<string, string>, content: string) {
   const boundary = "----tessera" + Math.random().toString(16).slice(2);

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
+import { describe, expect, it } from "vitest";
+import { serverWithProject } from "./support/server.ts";
 
-let server: TestServer;
-let p: TestProject;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  p = await server.project();
-});
-afterAll(() => server.close());
+const { server, p } = await serverWithProject();
 
 function upload(path: string, fields: Record<string, string>, name: string, content: string, accept?: string) {
   const boundary = "----tessera" + Math.random().toString(16).slice(2);

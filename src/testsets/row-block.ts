@@ -1,13 +1,16 @@
 // COPY text format: backslash starts an escape; JSON text holds no raw tab or newline.
 export const copyText = (s: string | null) => (s === null ? "\\N" : s.includes("\\") ? s.replaceAll("\\", "\\\\") : s);
 
-/** A row identified and ready to store (testcases.ts `PendingTestcase`): its JSON texts and the id it claims. */
-interface ReadyRow {
+/** A row ready for the database: its id sits in the upload's packed ids at `at`. */
+export interface PendingTestcase {
+  /** Index of the row's id in the packed list. */
   at: number;
+  /** The data's canonical JSON (what its id hashes), as jsonb can store it. */
   stored: string;
   flags: string | null;
   tags: string | null;
   meta: string | null;
+  /** The id the row names (`__id__`) when it is not its content id. */
   claimed: string | null;
 }
 
@@ -58,7 +61,7 @@ export class BlockBuilder {
   }
 
   /** Adds a row whose id (32 hex digits) is `id`; true once the block is full. */
-  add(row: ReadyRow, id: string): boolean {
+  add(row: PendingTestcase, id: string): boolean {
     const line = `${id}\t${copyText(row.stored)}\t${copyText(row.flags)}\t${copyText(row.tags)}\t${copyText(row.meta)}${this.#constants}`;
     if (row.claimed) this.#claimed.push({ at: row.at, claimed: row.claimed, stored: row.stored, line });
     else this.#lines.push(line);

@@ -5,7 +5,7 @@ import { fromJsonb, jsonbText, toJsonbText } from "../db/jsonb-text.ts";
 import { canonicalJson, canonicalWithout } from "./canonical-json.ts";
 import type { ColumnCounts } from "./columns.ts";
 import { unpackIds, type IdListWriter } from "./chunk-lists.ts";
-import { BLOCK_COLUMNS, copyText, type ClaimedRow, type RowBlock } from "./row-block.ts";
+import { BLOCK_COLUMNS, copyText, type ClaimedRow, type PendingTestcase, type RowBlock } from "./row-block.ts";
 import { DedupIds, testcaseIdBytes, uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
 /** A row as clients send it (JSON commits, parsed files). */
@@ -84,17 +84,6 @@ export class PackedIds {
 }
 
 
-/** A row ready for the database: its id sits in the upload's packed ids at `at`. */
-export interface PendingTestcase {
-  /** Index of the row's id in the packed list. */
-  at: number;
-  /** The data's canonical JSON (what its id hashes), as jsonb can store it. */
-  stored: string;
-  flags: string | null;
-  tags: string | null;
-  meta: string | null;
-  claimed: string | null;
-}
 
 /** About the bytes of COPY text a pending row makes: id, data, flags, tags and meta, and their separators. */
 export const pendingBytes = (r: PendingTestcase) =>

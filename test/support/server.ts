@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from "fastify";
+import { afterAll } from "vitest";
 import { createAccount } from "../../src/accounts/accounts.ts";
 import { createApiKey } from "../../src/accounts/api-keys.ts";
 import { loadConfig, type Config } from "../../src/config.ts";
@@ -61,6 +62,16 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
       await db.close();
     },
   };
+}
+
+/**
+ * A test file's server and first project, started as the file loads and closed after its tests:
+ * `const { server, p } = await serverWithProject();` at the top of the file.
+ */
+export async function serverWithProject(): Promise<{ server: TestServer; p: TestProject }> {
+  const server = await startTestServer();
+  afterAll(() => server.close());
+  return { server, p: await server.project() };
 }
 
 function projectClient(app: FastifyInstance, id: string, userId: string, key: string): TestProject {

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TraceWriter } from "../../src/traces/trace-writer.ts";
-import { startTestServer, type TestProject, type TestServer } from "../support/server.ts";
+import { serverWithProject } from "../support/server.ts";
 
 /**
  * The trace writer keeps writes off the invocations' way: while traces keep arriving it writes none (on the
  * embedded database a write holds the server's one thread), then writes the batch once they stop, or once the
  * first has waited its longest; a read still sees every trace at once.
  */
-let server: TestServer;
-let p: TestProject;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  p = await server.project();
-});
-afterAll(() => server.close());
+const { server, p } = await serverWithProject();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const trace = (n: number) => ({
