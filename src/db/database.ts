@@ -68,7 +68,7 @@ export const json = (value: unknown): string | null => (value === undefined || v
  * hit no stored row, and plain COPY into the table costs half of staging the rows first.
  * Runs inside a transaction.
  */
-export async function copyUnlessConflict(tx: Queryable, sql: string, data: string[]): Promise<boolean> {
+export async function copyUnlessConflict(tx: Queryable, sql: string, data: (string | Buffer)[]): Promise<boolean> {
   if (!tx.copyFrom) return false;
   await tx.query("SAVEPOINT copy_unless_conflict");
   try {
