@@ -71,7 +71,7 @@ function traceSpans(t: number, traces: number, now: number): TestSpan[] {
 }
 
 /** The OTLP requests for `spans` spans, encoded one at a time as they are asked for. */
-function* exportRequests(spans: number, now: number): Generator<Buffer> {
+export function* exportRequests(spans: number, now: number): Generator<Buffer> {
   const traces = spans / SPANS_PER_TRACE;
   for (let first = 0; first < traces; first += TRACES_PER_REQUEST) {
     const batch: TestSpan[] = [];

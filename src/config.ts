@@ -68,6 +68,8 @@ export interface Config {
   sandbox: { workers: number; projectConcurrency: number; projectQueueLimit: number; queueLimit: number };
   /** Threads that parse and identify uploaded testset files' rows (`TESSERA_UPLOAD_WORKERS`, default: the cores). */
   uploadWorkers: number;
+  /** Threads that decode and normalise OTLP export requests (`TESSERA_OTLP_WORKERS`, default: the cores). */
+  otlpWorkers: number;
   /** The rendering budget of one prompt: output bytes and evaluation steps. */
   templateMaxBytes: number;
   templateMaxSteps: number;
@@ -159,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     evaluations: evaluationsConfig(env),
     sandbox: sandboxConfig(env),
     uploadWorkers: positive("TESSERA_UPLOAD_WORKERS", env.TESSERA_UPLOAD_WORKERS, availableParallelism()),
+    otlpWorkers: positive("TESSERA_OTLP_WORKERS", env.TESSERA_OTLP_WORKERS, availableParallelism()),
     webhooks: webhooksConfig(env),
   };
 }

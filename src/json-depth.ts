@@ -9,12 +9,20 @@ export const mayBeTooDeep = (text: string): boolean => text.length >= 2 * MAX_JS
 
 /** Whether a parsed JSON value is nested deeper than `MAX_JSON_DEPTH` levels, found in one iterative pass. */
 export function tooDeep(root: unknown): boolean {
-  const stack: [unknown, number][] = [[root, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (value === null || typeof value !== "object") continue;
+  if (root === null || typeof root !== "object") return false;
+  // Two stacks of objects and their depths: leaves are never pushed (most values of a span's attributes are).
+  const values: object[] = [root];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const value = values.pop()!;
+    const depth = depths.pop()!;
     if (depth >= MAX_JSON_DEPTH) return true;
-    for (const item of Array.isArray(value) ? value : Object.values(value)) stack.push([item, depth + 1]);
+    for (const item of Array.isArray(value) ? value : Object.values(value)) {
+      if (item !== null && typeof item === "object") {
+        values.push(item);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }

@@ -69,7 +69,9 @@ export const spanIdHex = (uuid: string) => uuid.replaceAll("-", "").slice(16);
 /** Nanoseconds since the epoch as ISO 8601 with microseconds (what timestamptz keeps). */
 export function isoFromNanos(ns: bigint): string {
   const micros = ns / 1000n;
-  const ms = Number(micros / 1000n);
-  const rest = String(micros % 1000n).padStart(3, "0");
-  return new Date(ms).toISOString().replace("Z", `${rest}Z`);
+  // Exact as a number until the year 287396; BigInt arithmetic on every span's times cost more than the date.
+  const m = Number(micros);
+  const rest = Number.isSafeInteger(m) ? m % 1000 : Number(micros % 1000n);
+  const ms = Number.isSafeInteger(m) ? (m - rest) / 1000 : Number(micros / 1000n);
+  return `${new Date(ms).toISOString().slice(0, -1)}${String(rest).padStart(3, "0")}Z`;
 }

@@ -49,29 +49,43 @@ export function spanLine(scope: Scope, s: Span): string {
 
 /** Stores the spans in the caller's project; resolves once they are committed. The last of two same ids wins. */
 export async function storeSpans(db: Database, scope: Scope, spans: Span[]): Promise<void> {
+  await storeSpanChunks(db, spanChunks(scope, spans, db.copyBytes));
+}
+
+/**
+ * The COPY text of the spans in the caller's project, in chunks of about `copyBytes` (the database's load size) or
+ * `MAX_CHUNK_SPANS` spans, one span per id (the last of two same ids wins), for `storeSpanChunks`.
+ */
+export function spanChunks(scope: Scope, spans: Span[], copyBytes = DEFAULT_CHUNK_BYTES): string[] {
   const unique = new Map<string, Span>();
   for (const span of spans) unique.set(`${span.trace_id}/${span.span_id}`, span);
-  const budget = db.copyBytes ?? DEFAULT_CHUNK_BYTES;
+  const chunks: string[] = [];
   let chunk: string[] = [];
   let bytes = 0;
   for (const span of unique.values()) {
     const line = spanLine(scope, span);
     chunk.push(line);
     bytes += line.length;
-    if (bytes >= budget || chunk.length >= MAX_CHUNK_SPANS) {
-      await writeChunk(db, chunk);
+    if (bytes >= copyBytes || chunk.length >= MAX_CHUNK_SPANS) {
+      chunks.push(chunk.join(""));
       chunk = [];
       bytes = 0;
     }
   }
-  if (chunk.length > 0) await writeChunk(db, chunk);
+  if (chunk.length > 0) chunks.push(chunk.join(""));
+  return chunks;
 }
 
-function writeChunk(db: Database, lines: string[]): Promise<void> {
+/** Stores chunks of `spanChunks` (as text or its UTF-8 bytes), each in a transaction of its own. */
+export async function storeSpanChunks(db: Database, chunks: (string | Buffer)[]): Promise<void> {
+  for (const chunk of chunks) await writeChunk(db, [chunk]);
+}
+
+function writeChunk(db: Database, data: (string | Buffer)[]): Promise<void> {
   return db.transaction(async (tx) => {
-    if (await copyUnlessConflict(tx, `COPY spans (${LIST}) FROM STDIN`, lines)) return;
+    if (await copyUnlessConflict(tx, SPANS_COPY, data)) return;
     await tx.query("CREATE TEMP TABLE spans_incoming (LIKE spans INCLUDING DEFAULTS) ON COMMIT DROP");
-    await tx.copyFrom!(`COPY spans_incoming (${LIST}) FROM STDIN`, lines);
+    await tx.copyFrom!(`COPY spans_incoming (${LIST}) FROM STDIN`, data);
     await tx.query(`INSERT INTO spans (${LIST}) SELECT ${LIST} FROM spans_incoming
       ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET ${REPLACED}, created_at = now()`);
   });

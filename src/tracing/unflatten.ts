@@ -12,7 +12,7 @@ export function unflatten(flat: Record<string, unknown>): Record<string, unknown
     let current: unknown = root;
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!;
-      const index = /^\d+$/.test(part) ? Number(part) : null;
+      const index = isIndex(part) ? Number(part) : null;
       const last = i === parts.length - 1;
       const container = current as Record<string | number, unknown>;
       const fits = Array.isArray(current) ? index !== null : isPlainObject(current);
@@ -30,5 +30,7 @@ export function unflatten(flat: Record<string, unknown>): Record<string, unknown
   return root;
 }
 
-const blank = (next: string | undefined) => (next !== undefined && /^\d+$/.test(next) ? [] : {});
+// A first character that is no digit settles most parts without the regular expression.
+const isIndex = (part: string) => part.length > 0 && part.charCodeAt(0) <= 57 && /^\d+$/.test(part);
+const blank = (next: string | undefined) => (next !== undefined && isIndex(next) ? [] : {});
 const isPlainObject = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -17,12 +17,12 @@ import type { OtelSpan } from "./otlp-spans.ts";
 /** The `ag.<namespace>.` prefixes whose values are decoded: each feeds the part of the span of its name. */
 const NAMESPACES = new Set(["data", "metrics", "flags", "meta", "refs", "type", "session", "user", "agent"]);
 /** Reference keys of older SDKs, under the names they have now. */
-const LEGACY_REFERENCES: Record<string, string> = {
-  "ag.references.variant.id": "ag.references.application_variant.id",
-  "ag.references.variant.slug": "ag.references.application_variant.slug",
-  "ag.references.variant.version": "ag.references.application_revision.version",
-  "ag.references.environment.version": "ag.references.environment_revision.version",
-};
+const LEGACY_REFERENCES: [string, string][] = [
+  ["ag.references.variant.id", "ag.references.application_variant.id"],
+  ["ag.references.variant.slug", "ag.references.application_variant.slug"],
+  ["ag.references.variant.version", "ag.references.application_revision.version"],
+  ["ag.references.environment.version", "ag.references.environment_revision.version"],
+];
 const METRIC_RENAMES: [string, string][] = [
   ["acc.costs.", "costs.cumulative."], ["unit.costs.", "costs.incremental."],
   ["acc.tokens.", "tokens.cumulative."], ["unit.tokens.", "tokens.incremental."],
@@ -53,7 +53,7 @@ export function normalizeSpan(otel: OtelSpan): Span {
     for (const [key, value] of Object.entries(features[feature] ?? {})) attributes[`ag.${feature}.${key}`] = value;
   }
   for (const [key, value] of Object.entries(features.refs ?? {})) attributes[`ag.references.${key}`] = value;
-  for (const [old, now] of Object.entries(LEGACY_REFERENCES)) {
+  for (const [old, now] of LEGACY_REFERENCES) {
     if (old in attributes) {
       attributes[now] = attributes[old];
       delete attributes[old];

@@ -1,15 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import type { AppContext } from "../../context.ts";
-import { badRequest, HttpError, tooLarge } from "../../errors.ts";
+import { HttpError, tooLarge } from "../../errors.ts";
 import { documentationOnly } from "../../http/openapi.ts";
-import { rollUp } from "../rollup.ts";
-import type { Span } from "../span.ts";
-import { storeSpans } from "../spans.ts";
-import { decompress } from "./decompress.ts";
-import { normalizeSpan } from "./normalize.ts";
-import { otlpSpans } from "./otlp-spans.ts";
-import { decodeExportRequest, encodeExportResponse, encodeStatus } from "./protobuf.ts";
+import { storeSpanChunks } from "../spans.ts";
+import { ExportPool } from "./export-pool.ts";
+import { encodeExportResponse, encodeStatus } from "./protobuf.ts";
 
 const PROTOBUF = "application/x-protobuf";
 /** A body may inflate to this many times the raw limit. */
@@ -40,40 +36,11 @@ function otlpErrors(limit: number) {
   };
 }
 
-/** The spans a request carries, normalised; how many were left out because they could not be read. */
-function spansOf(body: Buffer, protobuf: boolean, maxInflated: number): { spans: Span[]; rejected: number } {
-  const raw = decompress(body, maxInflated);
-  let request: unknown;
-  try {
-    request = protobuf ? decodeExportRequest(raw) : JSON.parse(raw.toString("utf8"));
-  } catch {
-    const encoding = protobuf ? "protobuf" : "JSON";
-    throw badRequest(`Failed to parse OTLP stream: not an ExportTraceServiceRequest in ${encoding}.`);
-  }
-  let read;
-  try {
-    read = otlpSpans(request, protobuf ? "base64" : "hex");
-  } catch {
-    throw badRequest("Failed to parse OTLP stream: an export request is an object with resourceSpans.");
-  }
-  const spans: Span[] = [];
-  let rejected = read.rejected;
-  for (const otel of read.spans) {
-    try {
-      spans.push(normalizeSpan(otel));
-    } catch {
-      rejected++;
-    }
-  }
-  if (rejected > 0 && spans.length === 0) {
-    throw badRequest("Failed to parse OTEL span: no span of the batch could be read.");
-  }
-  return { spans, rejected };
-}
-
 /** `POST /otlp/v1/traces` (OTLP/HTTP, protobuf or JSON, gzip or zlib by magic bytes) and its readiness `GET`. */
 export async function otlpRoutes(app: FastifyInstance, ctx: AppContext) {
   const limit = ctx.config.otlpMaxBytes;
+  const pool = new ExportPool(ctx.config.otlpWorkers);
+  app.addHook("onClose", () => pool.close());
   // This context reads bodies whole: protobuf as it came, JSON too, since it may be compressed.
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser(
@@ -115,8 +82,8 @@ export async function otlpRoutes(app: FastifyInstance, ctx: AppContext) {
   }, async (req, reply) => {
     const protobuf = isProtobuf(req);
     const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const { spans, rejected } = spansOf(body, protobuf, limit * INFLATION);
-    if (spans.length > 0) await storeSpans(ctx.db, req.scope, rollUp(spans));
+    const { chunks, rejected } = await pool.read(body, protobuf, limit * INFLATION, req.scope, ctx.db.copyBytes);
+    await storeSpanChunks(ctx.db, chunks);
     const message = rejected > 0 ? `${rejected} span(s) could not be read and were left out` : "";
     if (rejected > 0) req.log.warn({ rejected }, "OTLP spans left out");
     if (protobuf) return reply.type(PROTOBUF).send(Buffer.from(encodeExportResponse(rejected, message)));
