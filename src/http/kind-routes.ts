@@ -232,7 +232,8 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
     const prepare = (req: FastifyRequest, reply: FastifyReply, r: RetrieveAnswer, tag: string, body: string) => {
       if (req.bodyText === null) return;
       const ignored = reply.getHeader(IGNORED_FIELDS_HEADER);
-      prepareAnswer(r, { bodyText: req.bodyText, tag, body, ignored: ignored === undefined ? undefined : String(ignored) });
+      const ignoredText = ignored === undefined ? undefined : String(ignored);
+      prepareAnswer(r, { bodyText: req.bodyText, tag, body, ignored: ignoredText });
     };
     const answerRetrieve = (req: FastifyRequest, reply: FastifyReply, b: Body, r: RetrieveAnswer): FastifyReply | Promise<FastifyReply> => {
       const ready = req.bodyText === null ? undefined : preparedAnswer(r, req.bodyText);

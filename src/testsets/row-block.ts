@@ -62,7 +62,8 @@ export class BlockBuilder {
 
   /** Adds a row whose id (32 hex digits) is `id`; true once the block is full. */
   add(row: PendingTestcase, id: string): boolean {
-    const line = `${id}\t${copyText(row.stored)}\t${copyText(row.flags)}\t${copyText(row.tags)}\t${copyText(row.meta)}${this.#constants}`;
+    const fields = `${copyText(row.stored)}\t${copyText(row.flags)}\t${copyText(row.tags)}\t${copyText(row.meta)}`;
+    const line = `${id}\t${fields}${this.#constants}`;
     if (row.claimed) this.#claimed.push({ at: row.at, claimed: row.claimed, stored: row.stored, line });
     else this.#lines.push(line);
     this.#chars += line.length;

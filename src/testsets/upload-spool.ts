@@ -10,7 +10,8 @@ const WRITE = 1024 * 1024;
 /** A block in the file: its COPY text's length, its rows, its claimed rows' JSON length; then those two. */
 const HEADER = 12;
 
-const sizeOf = (block: RowBlock) => block.claimed.reduce((n, c) => n + c.line.length + c.stored.length, block.copy.byteLength);
+const sizeOf = (block: RowBlock) =>
+  block.claimed.reduce((n, c) => n + c.line.length + c.stored.length, block.copy.byteLength);
 
 /**
  * Blocks of rows kept in order until they are read back once: in memory while they are few, else in a temporary file
@@ -42,7 +43,9 @@ export class UploadSpool {
     const header = Buffer.alloc(HEADER);
     for (let at = 0; at < this.written;) {
       await this.read(header, at);
-      const [copyLength, rows, claimedLength] = [header.readUInt32LE(0), header.readUInt32LE(4), header.readUInt32LE(8)];
+      const copyLength = header.readUInt32LE(0);
+      const rows = header.readUInt32LE(4);
+      const claimedLength = header.readUInt32LE(8);
       const body = Buffer.allocUnsafeSlow(copyLength + claimedLength);
       await this.read(body, at + HEADER);
       at += HEADER + body.length;

@@ -77,7 +77,8 @@ export class ExportPool {
         job.resolve({ chunks: message.chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)),
           rejected: message.rejected });
       } else {
-        job.reject(message.status === null ? new Error(message.message) : new HttpError(message.status, message.detail));
+        const { status, detail } = message;
+        job.reject(status === null ? new Error(message.message) : new HttpError(status, detail));
       }
     });
     return thread;
