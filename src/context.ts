@@ -1,6 +1,7 @@
 import type { ReferenceCache } from "./cache/reference-cache.ts";
 import type { Config } from "./config.ts";
 import type { Database } from "./db/database.ts";
+import type { FrontDoor } from "./http/front-door.ts";
 import type { SandboxPool } from "./runtime/code/sandbox-pool.ts";
 import type { TraceWriter } from "./traces/trace-writer.ts";
 
@@ -14,4 +15,6 @@ export interface AppContext {
   traces?: TraceWriter;
   /** Set by the server: the threads custom code runs in, started on first use and closed with the server. */
   sandbox?: SandboxPool;
+  /** Set by the server: answers a retrieve answered before without going through Fastify. */
+  frontDoor?: FrontDoor;
 }

@@ -39,17 +39,22 @@ export async function authenticate(db: Database, request: FastifyRequest): Promi
   return { projectId: check.projectId, userId: check.userId };
 }
 
+/** The scope of an `Authorization` header whose key was accepted moments ago, without a promise; else undefined. */
+export function knownScope(header: string | undefined): Scope | undefined {
+  const known = header === undefined ? undefined
+    : header.startsWith("ApiKey ") ? recentlyAccepted(header.slice(7))
+    : recentlyAccepted(header);
+  return known && { projectId: known.projectId, userId: known.userId };
+}
+
 /**
  * Sets `request.scope` from its API key, then calls `done` (with the 401 when the key is refused): a key accepted
  * moments ago costs no promise, the hot path of every client.
  */
 export function scopeRequest(db: Database, request: FastifyRequest, done: (error?: Error) => void): void {
-  const header = request.headers.authorization;
-  const known = header === undefined ? undefined
-    : header.startsWith("ApiKey ") ? recentlyAccepted(header.slice(7))
-    : recentlyAccepted(header);
+  const known = knownScope(request.headers.authorization);
   if (known) {
-    request.scope = { projectId: known.projectId, userId: known.userId };
+    request.scope = known;
     return done();
   }
   authenticate(db, request).then((scope) => {

@@ -21,7 +21,7 @@ import { createVariant, defaultVariant, findVariant, queryVariants } from "../ve
 import { badRequest } from "../errors.ts";
 import { IdParam, IfMatchHeaders } from "../schema-parts.ts";
 import { kindSchemas } from "./kind-schemas.ts";
-import { earlyRetrieve, JSON_UTF8 } from "./early-retrieve.ts";
+import { JSON_UTF8 } from "./front-door.ts";
 import { IGNORED_FIELDS_HEADER } from "./ignored-fields.ts";
 import { documentationOnly } from "./openapi.ts";
 import { prepareAnswer, preparedAnswer } from "./prepared-answer.ts";
@@ -266,16 +266,19 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
         return reply.type(JSON_UTF8).send(text);
       });
     };
+    // A configuration answered before is answered again at the front door (a testset's may need compressing).
+    if (kind.family !== "testset") {
+      ctx.frontDoor?.route(`${app.prefix}${P}/revisions/retrieve`, (scope, bodyText) => {
+        const hit = peekRetrieve(ctx, scope, kind, bodyText);
+        return hit && preparedAnswer(hit, bodyText);
+      });
+    }
     // Configuration answers are a few KB: compressing them costs more than it saves (testsets keep it).
     // Not async: a cached resolution is answered without a promise (the hot path of every client).
     app.post(`${P}/revisions/retrieve`, {
       compress: kind.family === "testset" ? undefined : false,
       schema: schema(`Retrieve one ${n} revision by reference`, { body: retrieveBody, response: { 200: s.one(`${n}_revision`) } }),
       config: NOT_MODIFIED,
-      onRequest: earlyRetrieve((req, bodyText) => {
-        const hit = peekRetrieve(ctx, req.scope, kind, bodyText);
-        return hit && preparedAnswer(hit, bodyText);
-      }),
     }, (req, reply) => {
       const b = (req.body ?? {}) as Body;
       const hit = req.bodyText === null ? undefined : peekRetrieve(ctx, req.scope, kind, req.bodyText);

@@ -10,6 +10,8 @@ export interface PreparedAnswer {
   bodyText: string;
   tag: string;
   body: string;
+  /** `body` as UTF-8, as the front door sends it. */
+  bytes: Buffer;
   /** The `x-tessera-ignored-fields` the body's unknown fields earned, if any. */
   ignored: string | undefined;
 }
@@ -23,6 +25,6 @@ export function preparedAnswer(resolution: RetrieveAnswer, bodyText: string): Pr
 }
 
 /** Keeps the answer sent to `answer.bodyText` for as long as `resolution` stays cached. */
-export function prepareAnswer(resolution: RetrieveAnswer, answer: PreparedAnswer): void {
-  prepared.set(resolution, answer);
+export function prepareAnswer(resolution: RetrieveAnswer, answer: Omit<PreparedAnswer, "bytes">): void {
+  prepared.set(resolution, { ...answer, bytes: Buffer.from(answer.body) });
 }

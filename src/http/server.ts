@@ -1,6 +1,5 @@
 import compress from "@fastify/compress";
 import Fastify, { LogController, type FastifyInstance, type onSendHookHandler } from "fastify";
-import { randomUUID } from "node:crypto";
 import { adminAccountsRoutes } from "../admin/accounts-routes.ts";
 import { setKeyMaxAge } from "../accounts/api-keys.ts";
 import { ReferenceCache } from "../cache/reference-cache.ts";
@@ -14,10 +13,12 @@ import { authenticate, requireApiKey } from "./authentication.ts";
 import { applyServerLimits, connectionOptions, limitBodyIdle } from "./connection-limits.ts";
 import { consoleRoutes } from "./console.ts";
 import { healthRoutes } from "./health-routes.ts";
+import { FrontDoor } from "./front-door.ts";
 import { frameworkErrors, notFoundHandler, registerErrorHandling } from "./error-handler.ts";
 import { reportIgnoredFields } from "./ignored-fields.ts";
 import { registerJsonBody } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
+import { requestId } from "./request-id.ts";
 import { requestLogger } from "./request-logger.ts";
 import { projectRoutes } from "./routes.ts";
 import { servicesRoutes } from "./services-routes.ts";
@@ -26,8 +27,6 @@ import { validatorCompiler } from "./validation.ts";
 export interface ServerOptions {
   logger?: boolean | object;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // POST routes that only read: everything else that is not a GET may change what a reference resolves to.
 const READ_BY_POST = /\/(query|retrieve|log|download|resolve|diff|inspect|compare)\/?$/;
@@ -40,20 +39,19 @@ const writes = (method: string, url: string) =>
   method !== "GET" && method !== "HEAD" && !(method === "POST" && READ_BY_POST.test(url)) && !KEEPS_REFERENCES.test(url);
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<FastifyInstance> {
+  const logsRequests = ctx.config.logLevel === "debug" || ctx.config.logLevel === "trace";
+  // A server that logs every request lets Fastify see every request.
+  const frontDoor = logsRequests ? undefined : new FrontDoor();
   const app = Fastify({
+    serverFactory: frontDoor?.serverFactory,
     logger: options.logger ?? { level: ctx.config.logLevel },
     // Two lines per request buried the first-start banner: requests are logged at debug and trace only
     // (error-handler.ts logs errors either way).
-    logController: new LogController({
-      disableRequestLogging: ctx.config.logLevel !== "debug" && ctx.config.logLevel !== "trace",
-    }),
+    logController: new LogController({ disableRequestLogging: !logsRequests }),
     bodyLimit: ctx.config.bodyLimit,
     // Fastify would take the header as given; genReqId reads it itself so that only a well-formed one is kept.
     requestIdHeader: false,
-    genReqId: (req) => {
-      const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestId,
     childLoggerFactory: requestLogger,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
@@ -82,7 +80,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook("onClose", stopListening);
   const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
   const sandbox = ctx.sandbox ?? new SandboxPool(ctx.config.sandbox);
-  const routeContext: AppContext = { ...ctx, cache, traces, sandbox };
+  const routeContext: AppContext = { ...ctx, cache, traces, sandbox, frontDoor };
+  if (frontDoor) app.addHook("preClose", (done) => (frontDoor.close(), done()));
   const retention = retentionWorker(ctx.db, ctx.config, (error) => app.log.error({ err: error }, "span retention failed"));
   // Started first: on the embedded database a starting worker takes back every running job as orphaned, and a
   // retention sweep taken back is only run again, where an evaluation batch would be run twice at once.

@@ -1,12 +1,18 @@
+import { tracingChannel } from "node:diagnostics_channel";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer, type TestProject, type TestServer } from "./support/server.ts";
 
 // A retrieve answered before has its answer ready: over a real socket (where the body comes with the headers) it is
-// sent from the route's first hook. These tests hold that answer to the one the full path gives.
+// sent by the front door, before Fastify sees the request. These tests hold that answer to the one the full path gives.
 let server: TestServer;
 let url: string;
 let p: TestProject;
+/** Requests that reached a route's handler (Fastify publishes each on this channel). */
+let handled = 0;
+const countHandled = { start: () => void handled++, end() {}, asyncStart() {}, asyncEnd() {}, error() {} };
+beforeAll(() => tracingChannel("fastify.request.handler").subscribe(countHandled));
+afterAll(() => tracingChannel("fastify.request.handler").unsubscribe(countHandled));
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -58,17 +64,22 @@ describe("a retrieve answered from its prepared answer", () => {
     const first = await retrieve(body);
     expect(first.status).toBe(200);
     expect(first.headers.etag).toMatch(/^".+"$/);
+    const handledBefore = handled;
     for (let i = 0; i < 3; i++) {
       const again = await retrieve(body);
       expect(again).toEqual({ ...first, requestId: again.requestId });
       expect(again.requestId).not.toBe(first.requestId);
     }
+    expect(handled).toBe(handledBefore); // answered at the front door
     const twoWrites = await retrieveInTwoWrites(body);
+    expect(handled).toBe(handledBefore + 1); // the body came after the headers: Fastify answered
     expect(twoWrites.split("\r\n\r\n")[1]).toBe(first.text);
     expect(twoWrites).toContain(`etag: ${first.headers.etag}`);
 
-    const notModified = await retrieve(body, { "if-none-match": first.headers.etag });
+    const notModified = await retrieve(body, { "if-none-match": first.headers.etag, "x-request-id": "client-7" });
+    expect(handled).toBe(handledBefore + 1);
     expect(notModified.status).toBe(304);
+    expect(notModified.requestId).toBe("client-7");
     expect(notModified.text).toBe("");
     expect(notModified.headers.etag).toBe(first.headers.etag);
     const other = await retrieve(body, { "if-none-match": '"another"' });
