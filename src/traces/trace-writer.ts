@@ -14,12 +14,14 @@ import type { InvocationRecord } from "./traces.ts";
  * Each trace waits as its spans' lines of COPY text (`traceLine`), which the evaluation thread writes for its own.
  * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered, and the server
  * flushes when it closes.
- * A batch the database refuses is written again line by line: a span already stored is skipped, and
+ * On the embedded database a batch goes in pieces of about `PIECE_MS` each, with a turn of the event loop between
+ * them: an invocation that arrives during a write waits for one piece, not for the batch.
+ * A piece the database refuses is written again line by line: a span already stored is skipped, and
  * only the lines the database refuses are lost (and reported to `onError`), never another caller's
  * trace that shared their batch.
  */
 export class TraceWriter {
-  readonly #db: Pick<Database, "copyFrom">;
+  readonly #db: Pick<Database, "copyFrom"> & Partial<Pick<Database, "driver">>;
   readonly #intervalMs: number;
   readonly #maxDelayMs: number;
   readonly #maxBatch: number;
@@ -36,7 +38,7 @@ export class TraceWriter {
   readonly #onError: (error: unknown) => void;
 
   constructor(
-    db: Pick<Database, "copyFrom">, onError: (error: unknown) => void,
+    db: Pick<Database, "copyFrom"> & Partial<Pick<Database, "driver">>, onError: (error: unknown) => void,
     intervalMs = 100, maxBatch = 200, maxDelayMs = 1000,
   ) {
     this.#db = db;
@@ -115,6 +117,23 @@ export class TraceWriter {
   }
 
   async #write(batch: (string | Buffer)[]): Promise<void> {
+    if (this.#db.driver !== "pglite") return this.#writePiece(batch);
+    let size = FIRST_PIECE;
+    let piece: (string | Buffer)[] = [];
+    for (const unit of unitsOf(batch)) {
+      piece.push(unit);
+      if (piece.length < size) continue;
+      const started = performance.now();
+      await this.#writePiece(piece);
+      // The next piece is sized from this one's time: spans vary from a few hundred bytes to many KB.
+      size = Math.max(1, Math.min(MAX_PIECE, Math.round((size * PIECE_MS) / Math.max(performance.now() - started, 0.1))));
+      piece = [];
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (piece.length) await this.#writePiece(piece);
+  }
+
+  async #writePiece(batch: (string | Buffer)[]): Promise<void> {
     try {
       await this.#copy(batch);
     } catch {
@@ -134,6 +153,26 @@ export class TraceWriter {
 }
 
 const UNIQUE_VIOLATION = "23505";
+/** How long a piece of a batch holds the embedded database, about; its first and largest size, in traces added (or
+ * span lines of a block). */
+const PIECE_MS = 2;
+const FIRST_PIECE = 8;
+const MAX_PIECE = 500;
+
+/** A batch's traces: each added one as it came, and each line of a block of lines (`addText`) on its own. */
+function* unitsOf(batch: (string | Buffer)[]): Generator<string | Buffer> {
+  for (const part of batch) {
+    if (typeof part === "string") {
+      yield part;
+      continue;
+    }
+    for (let at = 0; at < part.length;) {
+      const end = part.indexOf(10, at) + 1 || part.length;
+      yield part.subarray(at, end);
+      at = end;
+    }
+  }
+}
 /** The lines of a part of a batch (a line of COPY text ends with its only unescaped line break). */
 const linesOf = (part: string | Buffer): string[] =>
   part.toString().split("\n").slice(0, -1).map((line) => `${line}\n`);

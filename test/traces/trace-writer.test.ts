@@ -71,6 +71,34 @@ describe("trace writer", () => {
     expect(await stored(batch.map((t) => t.traceId))).toBe(2);
   });
 
+  it("writes a large batch on the embedded database in short pieces, with other work let in between", async () => {
+    const copies: number[] = [];
+    let turns = 0;
+    const turnsAtCopy: number[] = [];
+    const db = { driver: "pglite" as const, copyFrom: (sql: string, lines: (string | Buffer)[]) => {
+      copies.push(lines.length);
+      turnsAtCopy.push(turns);
+      return server.db.copyFrom(sql, lines);
+    } };
+    const writer = new TraceWriter(db, (error) => { throw error; }, 10_000, 10_000, 10_000);
+    const scope = { projectId: p.id, userId: null };
+    const batch = Array.from({ length: 300 }, (_, n) => trace(n));
+    for (const t of batch) writer.add(scope, t);
+    // Work that wants the event loop while the batch is written: it gets a turn between every two pieces.
+    let writing = true;
+    const other = () => {
+      turns++;
+      if (writing) setImmediate(other);
+    };
+    setImmediate(other);
+    await writer.flush();
+    writing = false;
+    expect(copies.length).toBeGreaterThan(2);
+    expect(copies.reduce((a, b) => a + b)).toBe(300);
+    for (let i = 1; i < turnsAtCopy.length; i++) expect(turnsAtCopy[i]).toBeGreaterThan(turnsAtCopy[i - 1]);
+    expect(await stored(batch.map((t) => t.traceId))).toBe(300);
+  });
+
   it("writes what waits when asked (a read of traces flushes first)", async () => {
     const writer = new TraceWriter(server.db, (error) => { throw error; }, 10_000);
     const t = trace(7);
