@@ -1,5 +1,5 @@
-import { Worker } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
+import { type JobThread, JobThreads } from "../job-threads.ts";
 import { ColumnCounts } from "./columns.ts";
 import type { FileType } from "./import.ts";
 import { cellLimit, rowLimit } from "./limits.ts";
@@ -24,78 +24,18 @@ interface Job {
   reject(error: unknown): void;
 }
 
-interface Thread {
-  worker: Worker;
-  jobs: Map<number, Job>;
-}
+type Thread = JobThread<Job>;
 
 /**
  * Threads that do an upload's row work (row-thread.ts): parsing, canonical JSON, the two hashes of each row and its
- * COPY line, off the thread that answers requests and (on the embedded database) runs every query. Each upload goes
- * to the thread with the fewest, so concurrent uploads use every core; threads start with the first uploads, and
- * one that dies fails only its own uploads and is replaced by the next upload.
+ * COPY line, off the thread that answers requests and (on the embedded database) runs every query. Concurrent uploads
+ * go to different threads (`size` at most) and so use every core.
  */
 export class RowPool {
-  readonly #size: number;
-  readonly #threads: Thread[] = [];
-  #next = 0;
+  readonly #threads: JobThreads<Job, FromRowThread>;
 
   constructor(size: number) {
-    this.#size = Math.max(1, size);
-  }
-
-  /**
-   * Streams `content` to a thread and hands each block of its rows to `onRows`, in order; settles with the ids and
-   * columns, or with the parser's error (the same `HttpError` as `readRows` would throw here).
-   */
-  identify(
-    content: AsyncIterable<Uint8Array>, fileType: FileType, owner: RowOwner, onRows: (block: RowBlock) => Promise<void>,
-  ): Promise<IdentifiedRows> {
-    const thread = this.#pick();
-    const id = this.#next++;
-    return new Promise<IdentifiedRows>((resolve, reject) => {
-      const settle = () => thread.jobs.delete(id);
-      thread.jobs.set(id, {
-        content: content[Symbol.asyncIterator](),
-        writing: Promise.resolve(),
-        onRows,
-        resolve: (rows) => (settle(), resolve(rows)),
-        reject: (error) => {
-          // Stops the thread's work on it (a failure on this side: the client's body, the spool).
-          if (thread.jobs.has(id)) send(thread, { type: "abort", job: id });
-          settle();
-          reject(error);
-        },
-      });
-      send(thread, { type: "start", job: id, fileType, owner, limits: { row: rowLimit(), cell: cellLimit() } });
-    });
-  }
-
-  async close(): Promise<void> {
-    const threads = this.#threads.splice(0);
-    await Promise.all(threads.map((t) => t.worker.terminate()));
-  }
-
-  #pick(): Thread {
-    const idlest = this.#threads.reduce<Thread | null>((a, t) => (a && a.jobs.size <= t.jobs.size ? a : t), null);
-    if (idlest && (idlest.jobs.size === 0 || this.#threads.length >= this.#size)) return idlest;
-    return this.#spawn();
-  }
-
-  #spawn(): Thread {
-    const thread: Thread = { worker: new Worker(THREAD_URL), jobs: new Map() };
-    thread.worker.unref();
-    this.#threads.push(thread);
-    const lost = (error: Error) => {
-      const at = this.#threads.indexOf(thread);
-      if (at !== -1) this.#threads.splice(at, 1);
-      for (const job of [...thread.jobs.values()]) job.reject(error);
-    };
-    thread.worker.on("error", lost);
-    thread.worker.on("exit", (code) => lost(new Error(`An upload thread stopped (exit code ${code})`)));
-    thread.worker.on("message", (message: FromRowThread) => {
-      const job = thread.jobs.get(message.job);
-      if (!job) return;
+    this.#threads = new JobThreads(THREAD_URL, size, "An upload thread", (thread, job, message) => {
       if (message.type === "more") void feed(thread, message.job, job);
       else if (message.type === "rows") {
         const { copy, rows, claimed } = message;
@@ -111,7 +51,33 @@ export class RowPool {
         job.writing.finally(() => job.reject(error)).catch(() => {});
       }
     });
-    return thread;
+  }
+
+  /**
+   * Streams `content` to a thread and hands each block of its rows to `onRows`, in order; settles with the ids and
+   * columns, or with the parser's error (the same `HttpError` as `readRows` would throw here).
+   */
+  identify(
+    content: AsyncIterable<Uint8Array>, fileType: FileType, owner: RowOwner, onRows: (block: RowBlock) => Promise<void>,
+  ): Promise<IdentifiedRows> {
+    return new Promise<IdentifiedRows>((resolve, reject) => {
+      const { id, thread } = this.#threads.add({
+        content: content[Symbol.asyncIterator](),
+        writing: Promise.resolve(),
+        onRows,
+        resolve: (rows) => (thread.jobs.delete(id), resolve(rows)),
+        reject: (error) => {
+          // Stops the thread's work on it (a failure on this side: the client's body, the spool).
+          if (thread.jobs.delete(id)) send(thread, { type: "abort", job: id });
+          reject(error);
+        },
+      });
+      send(thread, { type: "start", job: id, fileType, owner, limits: { row: rowLimit(), cell: cellLimit() } });
+    });
+  }
+
+  close(): Promise<void> {
+    return this.#threads.close();
   }
 }
 
