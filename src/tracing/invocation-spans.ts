@@ -44,9 +44,13 @@ const add = (a: Vector | null, b: Vector | null): Vector | null =>
 /** A sum as the roll-up keeps it: nothing when it is all zero. */
 const nonZero = (v: Vector | null) => (v && (v.prompt !== 0 || v.completion !== 0 || v.total !== 0) ? v : null);
 
-/** Microseconds since the epoch as ISO 8601 with microseconds (what timestamptz keeps). */
-function isoFromMicros(us: number): string {
+/**
+ * Microseconds since the epoch as ISO 8601 with microseconds (what timestamptz keeps); `iso`, the runtime's
+ * millisecond time it was read from if any, gives it without formatting a date again.
+ */
+function isoFromMicros(us: number, iso?: string | null): string {
   const rest = ((us % 1000) + 1000) % 1000;
+  if (rest === 0 && iso?.length === 24 && iso[10] === "T" && iso.endsWith("Z")) return `${iso.slice(0, -1)}000Z`;
   return `${new Date((us - rest) / 1000).toISOString().slice(0, -1)}${String(rest).padStart(3, "0")}Z`;
 }
 
@@ -123,8 +127,8 @@ interface Draft {
 /** A span as stored, but for its metrics' tokens and costs, which the trace's tree sums (`invocationSpans`). */
 function draft(
   traceId: string, span: { id: string; parent: string | null; name: string; type: string; kind: string },
-  times: { startUs: number; endUs: number }, status: RuntimeSpan["status"], data: Json, tokens: Vector | null,
-  extra: Json, unsupported: Json,
+  times: { startUs: number; endUs: number; startIso?: string; endIso?: string | null },
+  status: RuntimeSpan["status"], data: Json, tokens: Vector | null, extra: Json, unsupported: Json,
 ): Draft {
   const duration: Json = {};
   const ms = Math.round(times.endUs - times.startUs) / 1000;
@@ -147,7 +151,8 @@ function draft(
     span: {
       trace_id: traceId, span_id: spanIdToUuid(span.id), parent_id: span.parent ? spanIdToUuid(span.parent) : null,
       trace_type: "invocation", span_type: span.type, span_kind: span.kind, span_name: span.name,
-      start_time: isoFromMicros(times.startUs), end_time: isoFromMicros(times.endUs),
+      start_time: isoFromMicros(times.startUs, times.startIso),
+      end_time: isoFromMicros(times.endUs, times.endIso),
       status_code: status.code === "error" ? "STATUS_CODE_ERROR" : "STATUS_CODE_OK",
       status_message: status.message ?? null, session_id: null, user_id: null, agent_id: null, attributes,
       references: null, links: null, events: null,
@@ -181,7 +186,8 @@ export function invocationSpans(record: InvocationRecord): Span[] {
   const name = root?.name ?? "invocation";
   const drafts = [draft(
     traceId, { id: record.spanId, parent: null, name, type: "workflow", kind: "SPAN_KIND_SERVER" },
-    { startUs, endUs }, failed ? { code: "error", message: record.status?.message } : { code: "ok" }, data,
+    { startUs, endUs, startIso: root?.start_time },
+    failed ? { code: "error", message: record.status?.message } : { code: "ok" }, data,
     hasUsage ? null : tokensOf(record.usage), extra, unsupported,
   )];
   const rootSpan = drafts[0]!.span;
@@ -200,13 +206,15 @@ function childDraft(traceId: string, span: RuntimeSpan): Draft {
   const startUs = startMs * 1000;
   let endUs = span.end_time ? Date.parse(span.end_time) * 1000
     : startUs + Math.floor(Math.round((span.duration_ms ?? 0) * 1e6) / 1000);
-  if (endUs < startUs) endUs = startUs;
+  let endIso = span.end_time;
+  if (endUs < startUs) [endUs, endIso] = [startUs, span.start_time];
   const type = SPAN_TYPES[span.type] ?? "task";
   const kind = span.type === "chat" ? "SPAN_KIND_CLIENT" : "SPAN_KIND_INTERNAL";
   const unsupported: Json = {};
   const data = dataOf(span.attributes, unsupported);
   return draft(
-    traceId, { id: span.span_id, parent: span.parent_id, name: span.name, type, kind }, { startUs, endUs },
+    traceId, { id: span.span_id, parent: span.parent_id, name: span.name, type, kind },
+    { startUs, endUs, startIso: span.start_time, endIso },
     span.status, data, tokensOf(span.attributes.usage), {}, unsupported,
   );
 }
