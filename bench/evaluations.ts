@@ -1,7 +1,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { providerFetch } from "../src/runtime/net/guarded-request.ts";
 import type { Api } from "./api.ts";
-import type { Child } from "./processes.ts";
+import { threadCpuOf, type Child } from "./processes.ts";
 import { failed, type Line } from "./report.ts";
 import type { StubLlm } from "../test/support/stub-llm.ts";
 import { uploadTestset } from "./testsets.ts";
@@ -34,6 +34,7 @@ async function setUp(api: Api) {
 
 async function evaluate(api: Api, server: Child, testsetRevision: string, app: string, judge: string) {
   server.resetPeak();
+  const cpuBefore = threadCpuOf(server.pid);
   const started = performance.now();
   const { evaluation } = await api.post("/simple/evaluations/", {
     evaluation: { flags: { is_cached: true }, data: { testset_steps: [testsetRevision], application_steps: [app], evaluator_steps: [judge] } },
@@ -48,10 +49,22 @@ async function evaluate(api: Api, server: Child, testsetRevision: string, app: s
     const { progress } = await res.json();
     if (["success", "errors", "failure", "cancelled"].includes(progress.status)) {
       const ms = performance.now() - started;
-      return { progress, ms, peak: server.peakRss(), failures: await failureSummary(api, evaluation.id) };
+      const threads = threadCpu(server.pid, cpuBefore);
+      return { progress, ms, peak: server.peakRss(), threads, failures: await failureSummary(api, evaluation.id) };
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/**
+ * The CPU the server's main thread and its busiest other thread (the evaluation thread: threads are not named in
+ * /proc) used since `before`, in µs.
+ */
+function threadCpu(pid: number, before: Map<number, number>): { main: number; busiest: number } {
+  const used = [...threadCpuOf(pid)].map(([tid, us]) => [tid, us - (before.get(tid) ?? 0)] as const);
+  const main = used.find(([tid]) => tid === pid)?.[1] ?? NaN;
+  const busiest = Math.max(0, ...used.filter(([tid]) => tid !== pid).map(([, us]) => us));
+  return { main, busiest };
 }
 
 /** The errors of a run's failed results, by message and how often: why a run ended `errors`. */
@@ -133,6 +146,9 @@ async function throughputLine(name: string, api: Api, server: Child, llm: StubLl
   const statuses = rounds.map((r) => r.run.progress.status);
   const failures = rounds.map((r) => r.run.failures).filter(Boolean).join("; ");
   const each = rounds.map((r) => `${((rows / r.run.ms) * 1000).toFixed(0)}/${((rows / r.directMs) * 1000).toFixed(0)} = ${r.ratio.toFixed(2)}`);
+  const perScenario = (us: number) => `${(us / rows).toFixed(0)}`;
+  const cpu = `main ${rounds.map((r) => perScenario(r.run.threads.main)).join(", ")}, evaluation thread ${
+    rounds.map((r) => perScenario(r.run.threads.busiest)).join(", ")}`;
   return {
     name,
     figure: `${rate.toFixed(0)} scenarios/s`,
@@ -140,7 +156,7 @@ async function throughputLine(name: string, api: Api, server: Child, llm: StubLl
     ratio,
     target: "≥ 0.5",
     met: ratio >= 0.5 && statuses.every((s) => s === "success"),
-    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once on its evaluation thread: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics, after a warm-up run of ${warm.toLocaleString("en-US")} testcases. Baseline: the same number of chat completions sent straight to the stub with fetch, ${CONCURRENCY} at a time, after as many warm-up calls. ${ROUNDS} rounds of a run (each on a new testset of ${rows.toLocaleString("en-US")} testcases) and the direct calls, back to back in alternating order; the line is the median round's (scenarios/s against calls/s, each round: ${each.join(", ")}). For scale, not the target: the same calls made through the AI SDK's provider model (doGenerate over the server's own fetch, as the server calls it) from the bench process ran at ${sdkRate.toFixed(0)} calls/s (the server reached ${(rate / sdkRate).toFixed(2)} of that, with an evaluator, traces and results on top). Run statuses ${statuses.join(", ")}, peak RSS ${mb(Math.max(...rounds.map((r) => r.run.peak)))}.${failures ? ` Failed results: ${failures}.` : ""}`,
+    note: `A completion application (the stub provider on 127.0.0.1) graded by auto_exact_match, run by the server with its default concurrency (${CONCURRENCY} invocations at once on its evaluation thread: 2 batches of 200 scenarios × 8); from POST /simple/evaluations/ to the run's end, including planning, traces, results and metrics, after a warm-up run of ${warm.toLocaleString("en-US")} testcases. Baseline: the same number of chat completions sent straight to the stub with fetch, ${CONCURRENCY} at a time, after as many warm-up calls. ${ROUNDS} rounds of a run (each on a new testset of ${rows.toLocaleString("en-US")} testcases) and the direct calls, back to back in alternating order; the line is the median round's (scenarios/s against calls/s, each round: ${each.join(", ")}). For scale, not the target: the same calls made through the AI SDK's provider model (doGenerate over the server's own fetch, as the server calls it) from the bench process ran at ${sdkRate.toFixed(0)} calls/s (the server reached ${(rate / sdkRate).toFixed(2)} of that, with an evaluator, traces and results on top). Server CPU a scenario by round, in µs (from /proc, 10 ms ticks): ${cpu}. Run statuses ${statuses.join(", ")}, peak RSS ${mb(Math.max(...rounds.map((r) => r.run.peak)))}.${failures ? ` Failed results: ${failures}.` : ""}`,
   };
 }
 
@@ -184,29 +200,35 @@ async function rerunLine(
   };
 }
 
-/** The three lines; one that fails is reported FAILED (naming what failed), the lines measured before it kept. */
+/**
+ * The three lines, those whose name `wanted` takes (the re-run needs the large run); one that fails is reported
+ * FAILED (naming what failed), the lines measured before it kept.
+ */
 export async function evaluationLines(
   database: string, api: Api, server: Child, llm: StubLlm, smallRows: number, bigRows: number,
+  wanted: (name: string) => boolean,
 ) {
-  const target = await setUp(api);
   const lines: Line[] = [];
-  const step = async (name: string, goal: string, measure: () => Promise<Line>) => {
+  const count = (n: number) => n.toLocaleString("en-US");
+  const throughputName = `8. evaluation throughput, ${count(smallRows)} testcases (${database})`;
+  const largeName = `8. evaluation of ${count(bigRows)} testcases (${database})`;
+  const rerunName = `8. re-run after a 10-row delta on ${count(bigRows)} testcases (${database})`;
+  if (![throughputName, largeName, rerunName].some(wanted)) return lines;
+  const target = await setUp(api);
+  const step = async (name: string, goal: string, measure: () => Promise<Line>, needed = false) => {
+    if (!needed && !wanted(name)) return;
     try {
       lines.push(await measure());
     } catch (error) {
       lines.push(failed(name, goal, error));
     }
   };
-  const count = (n: number) => n.toLocaleString("en-US");
-  const throughputName = `8. evaluation throughput, ${count(smallRows)} testcases (${database})`;
   await step(throughputName, "≥ 0.5", () => throughputLine(throughputName, api, server, llm, target, smallRows));
   let large: Awaited<ReturnType<typeof largeRun>> | undefined;
-  const largeName = `8. evaluation of ${count(bigRows)} testcases (${database})`;
   await step(largeName, "completes, RSS < 1 GB", async () => {
     large = await largeRun(largeName, api, server, target, bigRows);
     return large.line;
-  });
-  const rerunName = `8. re-run after a 10-row delta on ${count(bigRows)} testcases (${database})`;
+  }, wanted(rerunName));
   if (large) await step(rerunName, "invocations = 10", () => rerunLine(rerunName, api, server, llm, target, large!));
   return lines;
 }

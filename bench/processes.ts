@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { openSync, readFileSync, writeFileSync } from "node:fs";
+import { openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,10 +52,23 @@ export interface Child {
 }
 
 /** CPU time (user + system, all threads) a process has used so far, in µs; Linux (/proc, 100 ticks a second). */
-export function cpuTimeOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+export function cpuTimeOf(pid: number, statPath = `/proc/${pid}/stat`): number {
+  const stat = readFileSync(statPath, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** CPU time (user + system) of each of a process's threads so far, in µs, by thread id; Linux (/proc). */
+export function threadCpuOf(pid: number): Map<number, number> {
+  const times = new Map<number, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      times.set(Number(tid), cpuTimeOf(Number(tid), `/proc/${pid}/task/${tid}/stat`));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return times;
 }
 
 /** VmHWM of a process; Linux only (null elsewhere). */

@@ -47,8 +47,11 @@ const progress = (s: string) => process.stderr.write(`[bench ${((performance.now
 
 const wanted = (name: string) => !only || name.toLowerCase().includes(only);
 
-async function attempt(name: string, target: string, run: () => Promise<Line | Line[] | null>): Promise<void> {
-  if (!wanted(name)) return;
+/** Runs a line, or a group of lines (`group`: it picks the wanted ones itself, and runs none when none is). */
+async function attempt(
+  name: string, target: string, run: () => Promise<Line | Line[] | null>, group = false,
+): Promise<void> {
+  if (!group && !wanted(name)) return;
   progress(name);
   try {
     const got = await run();
@@ -188,7 +191,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt("7. application commits (PGlite)", "no lost version", () => commitLine(api, "PGlite", 16, quick ? 5 : 25));
       await attempt("webhooks: deploy → subscriber (PGlite)", "reported", () =>
         webhookLine(api, "PGlite", quick ? 50 : 200));
-      await attempt("8. evaluations (PGlite)", EVALUATION_GOALS, () => evaluationLines("PGlite", api, server, llm, ...evaluationRows));
+      await attempt("8. evaluations (PGlite)", EVALUATION_GOALS, () =>
+        evaluationLines("PGlite", api, server, llm, ...evaluationRows, wanted), true);
       await attempt(turnsName("PGlite"), "< 5 s", () => projectTurnsLine(turnsName("PGlite"), server, TURNS_ROWS));
       await attempt(NOISY_NEIGHBOUR, "≤ 2", () => noisyNeighbourLine(server.url, seconds, warmup));
       await attempt(spansName("PGlite"), "≥ 0.25, RSS < 1 GB", () => spanLines("PGlite", api, server));
@@ -223,7 +227,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
       await attempt("7. application commits (PostgreSQL)", "no lost version", () => commitLine(api, "PostgreSQL", 16, quick ? 5 : 25));
       await attempt("webhooks: deploy → subscriber (PostgreSQL)", "reported", () =>
         webhookLine(api, "PostgreSQL", quick ? 50 : 200));
-      await attempt("8. evaluations (PostgreSQL)", EVALUATION_GOALS, () => evaluationLines("PostgreSQL", api, server, llm, ...evaluationRows));
+      await attempt("8. evaluations (PostgreSQL)", EVALUATION_GOALS, () =>
+        evaluationLines("PostgreSQL", api, server, llm, ...evaluationRows, wanted), true);
       await attempt(uploadNeighbourName("PostgreSQL"), "≤ 2", () =>
         uploadNeighbourLine(server.url, "PostgreSQL", seconds));
       await attempt(turnsName("PostgreSQL"), "< 5 s", () =>

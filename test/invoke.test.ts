@@ -76,15 +76,15 @@ describe("invoking applications through the hosted runtime", () => {
     expect(root).toMatchObject({ trace_id: traceId, span_type: "workflow", trace_type: "invocation" });
     expect(root.attributes.ag.data).toMatchObject({ inputs, outputs: "Capital of Chile?", parameters });
     expect(root.attributes.ag.metrics.duration.cumulative).toBe(trace.latency_ms);
-    const task = root.spans.completion;
-    expect(task.attributes.ag.data.internals.messages).toEqual([
-      { role: "system", content: "You answer in one word." }, { role: "user", content: "Capital of Chile?" },
-    ]);
-    const call = Object.values(task.spans as Record<string, any>)[0];
-    expect(call).toMatchObject({ span_type: "chat", span_kind: "SPAN_KIND_CLIENT", parent_id: task.span_id });
+    // The model call right under the root: the handler has no span of its own.
+    expect(Object.keys(root.spans)).toHaveLength(1);
+    const call = Object.values(root.spans as Record<string, any>)[0];
+    expect(call).toMatchObject({ span_type: "chat", span_kind: "SPAN_KIND_CLIENT", parent_id: root.span_id });
     expect(call.attributes.ag.data).toMatchObject({
-      inputs: { prompt: task.attributes.ag.data.internals.messages }, outputs: "Capital of Chile?",
-      parameters: { model: "gpt-4o-mini" },
+      inputs: {
+        prompt: [{ role: "system", content: "You answer in one word." }, { role: "user", content: "Capital of Chile?" }],
+      },
+      outputs: "Capital of Chile?", parameters: { model: "gpt-4o-mini" }, internals: { template_format: "curly" },
     });
     const tokens = call.attributes.ag.metrics.tokens.incremental;
     expect(tokens.total).toBeGreaterThan(0);
@@ -94,7 +94,7 @@ describe("invoking applications through the hosted runtime", () => {
     const query = await p.ok("POST", "/tracing/spans/query", {
       focus: "span", filter: { conditions: [{ field: "trace_id", value: traceId }] },
     });
-    expect(query.spans.map((s: any) => s.span_type).sort()).toEqual(["chat", "task", "workflow"]);
+    expect(query.spans.map((s: any) => s.span_type).sort()).toEqual(["chat", "workflow"]);
   });
 
   it("invokes by environment reference (reference envelope) after a deploy", async () => {

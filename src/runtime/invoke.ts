@@ -73,7 +73,7 @@ class Invocation {
   readonly request: InvokeRequest;
   readonly tracer: Tracer;
   readonly root: OpenSpan;
-  handlerSpan: OpenSpan | null = null;
+  /** The span of the model, hook or code the handler calls, under the root: the handler itself has no span. */
   callSpan: OpenSpan | null = null;
 
   constructor(request: InvokeRequest) {
@@ -97,10 +97,7 @@ class Invocation {
   }
 
   kind(): HandlerKind {
-    const uri = parseUri(this.request.uri);
-    const kind = handlerFor(uri, this.request.uri);
-    this.handlerSpan ??= this.tracer.start(kind === "evaluator" ? uri!.key : kind, "task", this.root.span);
-    return kind;
+    return handlerFor(parseUri(this.request.uri), this.request.uri);
   }
 
   async run(): Promise<Outcome> {
@@ -127,11 +124,13 @@ class Invocation {
 
   llmCall(mode: PromptMode): LlmCall {
     const prompt = renderPrompt(this.parameters, this.inputs, mode, this.request.limits?.templates);
-    this.handlerSpan!.set({ template_format: prompt.templateFormat, messages: prompt.messages });
     const target = resolveModelTarget(prompt.llmConfig.model, this.request.secrets ?? [], this.request.env ?? process.env);
     const { model: _model, ...settings } = prompt.llmConfig;
-    this.callSpan = this.tracer.start(`${target.provider}.chat`, "chat", this.handlerSpan!.span);
-    this.callSpan.set({ provider: target.provider, model: target.model, settings, prompt: prompt.messages });
+    this.callSpan = this.tracer.start(`${target.provider}.chat`, "chat", this.root.span);
+    this.callSpan.set({
+      provider: target.provider, model: target.model, settings, prompt: prompt.messages,
+      template_format: prompt.templateFormat,
+    });
     return {
       target,
       model: languageModel(target, this.request.allowPrivateHooks === true),
@@ -155,7 +154,7 @@ class Invocation {
     const problem = headerProblem(headers ?? {});
     if (problem) throw invalidParameters(problem.detail);
     const stringHeaders = Object.fromEntries(Object.entries(headers ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"));
-    this.callSpan = this.tracer.start("hook.invoke", "hook", this.handlerSpan!.span);
+    this.callSpan = this.tracer.start("hook.invoke", "hook", this.root.span);
     this.callSpan.set({ url: redactedUrl(url) });
     const { inputs, parameters } = this;
     const { outputs, trace, testcase } = this.request;
@@ -173,7 +172,7 @@ class Invocation {
   }
 
   async code(): Promise<Outcome> {
-    this.callSpan = this.tracer.start("code.run", "code", this.handlerSpan!.span);
+    this.callSpan = this.tracer.start("code.run", "code", this.root.span);
     const result = await runCode({
       script: this.request.script,
       runtime: this.request.runtime,
@@ -202,13 +201,11 @@ class Invocation {
       parameters: this.parameters,
       inputs: this.inputs,
       request: this.request,
-      openSpan: (name, type) => (this.callSpan = this.tracer.start(name, type, this.handlerSpan!.span)),
+      openSpan: (name, type) => (this.callSpan = this.tracer.start(name, type, this.root.span)),
     });
   }
 
   finish(outcome: Outcome): WorkflowResult {
-    this.handlerSpan?.set({ outputs: outcome.outputs });
-    this.handlerSpan?.end();
     this.root.set({ outputs: outcome.outputs, ...(outcome.usage && { usage: outcome.usage }) });
     this.root.end();
     return { outputs: outcome.outputs, ...(outcome.usage && { usage: outcome.usage }), ...this.tracer.record(this.root.span) };
@@ -216,14 +213,14 @@ class Invocation {
 
   fail(error: unknown): WorkflowError {
     const failure = toWorkflowError(error);
-    for (const span of [this.callSpan, this.handlerSpan, this.root]) span?.end(failure);
+    for (const span of [this.callSpan, this.root]) span?.end(failure);
     failure.trace = this.tracer.record(this.root.span);
     return failure;
   }
 
   /** A stream dropped before its end: close what is still open. */
   abandon(): void {
-    for (const span of [this.callSpan, this.handlerSpan, this.root]) span?.end({ message: "cancelled" });
+    for (const span of [this.callSpan, this.root]) span?.end({ message: "cancelled" });
   }
 }
 

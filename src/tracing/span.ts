@@ -45,9 +45,12 @@ export interface Span {
 const uuidOf = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const UUID_HEX = /^[0-9a-f]{32}$/;
+const SPAN_HEX = /^[0-9a-f]{16}$/;
 
 /** A trace id (32 hex digits, `0x`-prefixed or not, or a uuid) as its uuid; throws on anything else. */
 export function traceIdToUuid(id: string): string {
+  // Ids this server made (every hosted invocation's) are already 32 lowercase hex digits.
+  if (UUID_HEX.test(id)) return uuidOf(id);
   const hex = id.toLowerCase().replace(/^0x/, "").replaceAll("-", "");
   if (!UUID_HEX.test(hex)) throw new Error(`not a trace id: ${id}`);
   return uuidOf(hex);
@@ -55,8 +58,9 @@ export function traceIdToUuid(id: string): string {
 
 /** A span id (16 hex digits, stored as them twice, or already a uuid) as its uuid; throws on anything else. */
 export function spanIdToUuid(id: string): string {
+  if (SPAN_HEX.test(id)) return uuidOf(id + id);
   const hex = id.toLowerCase().replace(/^0x/, "").replaceAll("-", "");
-  if (/^[0-9a-f]{16}$/.test(hex)) return uuidOf(hex + hex);
+  if (SPAN_HEX.test(hex)) return uuidOf(hex + hex);
   if (!UUID_HEX.test(hex)) throw new Error(`not a span id: ${id}`);
   return uuidOf(hex);
 }

@@ -81,7 +81,7 @@ describe("custom hook", () => {
     expect(request.path).toBe("/ok/invoke");
     expect(request.body).toEqual({ inputs: { name: "Ada" }, parameters: { threshold: 0.7 } });
     expect(request.headers).toMatchObject({ authorization: "Bearer hook-token", "x-team": "geo", "content-type": "application/json" });
-    expect(result.spans.map((s) => s.type)).toEqual(["workflow", "task", "hook"]);
+    expect(result.spans.map((s) => s.type)).toEqual(["workflow", "hook"]);
     expect(JSON.stringify(result.spans)).not.toContain("hook-token");
   });
 
