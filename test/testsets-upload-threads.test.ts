@@ -76,7 +76,8 @@ const pieces = (text: string, size = 997) => {
 };
 
 /** A block as the test compares it: its text, its row count and its claimed rows. */
-const readable = (block: RowBlock) => ({ range: block.range, text: Buffer.from(block.copy).toString(), rows: block.rows, claimed: block.claimed });
+const readable = (block: RowBlock) =>
+  ({ range: block.range, text: Buffer.from(block.copy).toString(), rows: block.rows, claimed: block.claimed });
 
 /** What an upload computed on the request's thread before upload threads existed, in the threads' blocks. */
 async function onThisThread(text: string, fileType: FileType, testsetId: string) {

@@ -126,8 +126,8 @@ export async function insertChunks(tx: Queryable, projectId: string, chunks: Has
   });
   return new Set((await tx.query<{ hash: string }>(
     `INSERT INTO testcase_chunks (project_id, hash, ids)
-     SELECT $1, h.hash, substring($2::bytea FROM h.o + 1 FOR h.n) FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int)
-     ON CONFLICT DO NOTHING RETURNING hash`,
+     SELECT $1, h.hash, substring($2::bytea FROM h.o + 1 FOR h.n)
+     FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int) ON CONFLICT DO NOTHING RETURNING hash`,
     [projectId, Buffer.concat(chunks.map((c) => c.bytes)), json(entries)],
   )).map((r) => r.hash));
 }
@@ -141,7 +141,8 @@ export function indexLines(projectId: string, chunks: HashedChunk[], range?: num
   for (const { hash, bytes } of chunks) {
     const tail = `\t${chunkKey(hash)}\t${projectId}\n`;
     for (let o = 0; o < bytes.length; o += 16) {
-      if (range === undefined || rangeOfBytes(bytes, o) === range) lines.push(`${bytes.toString("hex", o, o + 16)}${tail}`);
+      if (range !== undefined && rangeOfBytes(bytes, o) !== range) continue;
+      lines.push(`${bytes.toString("hex", o, o + 16)}${tail}`);
     }
   }
   lines.sort();
@@ -154,13 +155,13 @@ export function indexLines(projectId: string, chunks: HashedChunk[], range?: num
  */
 export async function loadIndexLines(tx: Queryable, projectId: string, lines: string[]) {
   if (!lines.length) return;
-  if (await copyUnlessConflict(tx, "COPY testcase_chunk_index (testcase_id, chunk_key, project_id) FROM STDIN", lines)) {
-    return;
-  }
+  const copy = "COPY testcase_chunk_index (testcase_id, chunk_key, project_id) FROM STDIN";
+  if (await copyUnlessConflict(tx, copy, lines)) return;
   const rows = lines.map((line) => line.split("\t", 2));
   await tx.query(
     `INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
-     SELECT $1, (r->>0)::uuid, (r->>1)::bigint FROM jsonb_array_elements($2::jsonb) r ORDER BY 2 ON CONFLICT DO NOTHING`,
+     SELECT $1, (r->>0)::uuid, (r->>1)::bigint FROM jsonb_array_elements($2::jsonb) r
+     ORDER BY 2 ON CONFLICT DO NOTHING`,
     [projectId, json(rows)],
   );
 }

@@ -13,7 +13,8 @@ import { PackedIds, pendTestcase } from "./testcases.ts";
 /*
  * An upload thread: parses the files the main thread streams to it (CSV, JSON or JSON Lines, with every limit and
  * validation of `readRows`), identifies each row (canonical JSON, dedup id, content-addressed id) and sends the rows
- * back as blocks of COPY text, one id range each, then the packed ids and column counts. A thread serves several uploads at once.
+ * back as blocks of COPY text, one id range each, then the packed ids and column counts. A thread serves several
+ * uploads at once.
  */
 const port = parentPort!;
 /** How much lower than the process an upload thread's priority is (nice values, 0–19). */
