@@ -4,7 +4,7 @@ import { HttpError } from "../src/errors.ts";
 import { unpackIds, storePackedIds } from "../src/testsets/chunk-lists.ts";
 import { ColumnCounts } from "../src/testsets/columns.ts";
 import { readRows, type FileType } from "../src/testsets/import.ts";
-import { BlockBuilder, type RowBlock } from "../src/testsets/row-block.ts";
+import { BlockBuilder, ID_RANGES, rangeOfHex, type RowBlock } from "../src/testsets/row-block.ts";
 import { RowPool } from "../src/testsets/row-pool.ts";
 import { DedupIds } from "../src/testsets/testcase-id.ts";
 import { PackedIds, pendTestcase } from "../src/testsets/testcases.ts";
@@ -76,22 +76,23 @@ const pieces = (text: string, size = 997) => {
 };
 
 /** A block as the test compares it: its text, its row count and its claimed rows. */
-const readable = (block: RowBlock) => ({ text: Buffer.from(block.copy).toString(), rows: block.rows, claimed: block.claimed });
+const readable = (block: RowBlock) =>
+  ({ range: block.range, text: Buffer.from(block.copy).toString(), rows: block.rows, claimed: block.claimed });
 
 /** What an upload computed on the request's thread before upload threads existed, in the threads' blocks. */
 async function onThisThread(text: string, fileType: FileType, testsetId: string) {
   const dedup = new DedupIds();
   const ids = new PackedIds();
   const columns = new ColumnCounts();
-  const builder = new BlockBuilder({ ...OWNER, testsetId });
+  const builders = Array.from({ length: ID_RANGES }, (_, range) => new BlockBuilder({ ...OWNER, testsetId }, range));
   const blocks: ReturnType<typeof readable>[] = [];
   for await (const row of readRows(Readable.from(pieces(text)), fileType)) {
     const pending = pendTestcase(row, testsetId, dedup, ids, columns);
-    if (builder.add(pending, ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16))) {
-      blocks.push(readable(builder.take()));
-    }
+    const id = ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16);
+    const builder = builders[rangeOfHex(id)];
+    if (builder.add(pending, id)) blocks.push(readable(builder.take()));
   }
-  if (!builder.empty) blocks.push(readable(builder.take()));
+  for (const builder of builders) if (!builder.empty) blocks.push(readable(builder.take()));
   return { blocks, ids: ids.bytes, columns: columns.stored() };
 }
 

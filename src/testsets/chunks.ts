@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
 import { copyUnlessConflict, json } from "../db/database.ts";
+import { rangeOfBytes } from "./row-block.ts";
 
 /** A leaf chunk as a revision's chunk list names it: the hash of its packed ids and how many ids it holds. */
 export interface Leaf {
@@ -80,64 +81,88 @@ export function splitChunks(bytes: Buffer): { closed: Buffer[]; open: Buffer } {
 /** Chunks written per statement: a few MB of ids. */
 const CHUNKS_PER_WRITE = 256;
 
+/** A leaf chunk with its packed ids. */
+export interface HashedChunk extends Leaf {
+  bytes: Buffer;
+}
+
+export const hashChunks = (chunks: Buffer[]): HashedChunk[] =>
+  chunks.map((bytes) => ({ bytes, hash: sha256(bytes), count: bytes.length / 16 }));
+
+/** The chunks not stored yet, each once. */
+export async function freshChunks(db: Queryable, projectId: string, chunks: HashedChunk[]): Promise<HashedChunk[]> {
+  const existing = new Set<string>();
+  for (let i = 0; i < chunks.length; i += 4096) {
+    const hashes = chunks.slice(i, i + 4096).map((c) => c.hash);
+    for (const hash of await existingHashes(db, "testcase_chunks", projectId, hashes)) existing.add(hash);
+  }
+  return chunks.filter((chunk) => !existing.has(chunk.hash) && (existing.add(chunk.hash), true));
+}
+
 /**
  * Stores the chunks not stored yet (dedup by content hash) with an index entry per id, and returns
  * them as leaves. Cost follows the number of chunks given, not the size of the testset; new chunks
  * are written many per statement.
  */
 export async function storeChunks(tx: Queryable, projectId: string, chunks: Buffer[]): Promise<Leaf[]> {
-  const leaves = chunks.map((bytes) => ({ bytes, hash: sha256(bytes), count: bytes.length / 16 }));
-  const existing = new Set<string>();
-  for (let i = 0; i < leaves.length; i += 4096) {
-    for (const hash of await existingHashes(tx, "testcase_chunks", projectId, leaves.slice(i, i + 4096).map((l) => l.hash))) existing.add(hash);
-  }
-  const fresh = leaves.filter((leaf) => !existing.has(leaf.hash) && (existing.add(leaf.hash), true));
+  const leaves = hashChunks(chunks);
+  const fresh = await freshChunks(tx, projectId, leaves);
   for (let i = 0; i < fresh.length; i += CHUNKS_PER_WRITE) {
     const slice = fresh.slice(i, i + CHUNKS_PER_WRITE);
-    const { bytes, entries } = packChunks(slice);
-    const stored = new Set((await tx.query<{ hash: string }>(
-      `INSERT INTO testcase_chunks (project_id, hash, ids)
-       SELECT $1, h.hash, substring($2::bytea FROM h.o + 1 FOR h.n) FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int)
-       ON CONFLICT DO NOTHING RETURNING hash`,
-      [projectId, bytes, json(entries)],
-    )).map((r) => r.hash));
+    const stored = await insertChunks(tx, projectId, slice);
     // A chunk another transaction stored meanwhile is indexed by that transaction.
-    await indexChunks(tx, projectId, slice.filter((l) => stored.has(l.hash)));
+    await loadIndexLines(tx, projectId, indexLines(projectId, slice.filter((c) => stored.has(c.hash))));
   }
   return leaves.map(({ hash, count }) => ({ hash, count }));
 }
 
-function packChunks(chunks: { hash: string; bytes: Buffer }[]) {
+/** Writes the chunks' ids (those another transaction stored are left as they are); the hashes it stored. */
+export async function insertChunks(tx: Queryable, projectId: string, chunks: HashedChunk[]): Promise<Set<string>> {
   let offset = 0;
   const entries = chunks.map((c) => {
     const entry = { hash: c.hash, o: offset, n: c.bytes.length };
     offset += c.bytes.length;
     return entry;
   });
-  return { bytes: Buffer.concat(chunks.map((c) => c.bytes)), entries };
+  return new Set((await tx.query<{ hash: string }>(
+    `INSERT INTO testcase_chunks (project_id, hash, ids)
+     SELECT $1, h.hash, substring($2::bytea FROM h.o + 1 FOR h.n)
+     FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int) ON CONFLICT DO NOTHING RETURNING hash`,
+    [projectId, Buffer.concat(chunks.map((c) => c.bytes)), json(entries)],
+  )).map((r) => r.hash));
 }
 
 /**
- * One `testcase_chunk_index` row per distinct id of each new chunk, loaded by COPY in id order. Only a
- * collision of two chunk keys on a shared id conflicts; those chunks are then indexed with ON CONFLICT.
+ * The `testcase_chunk_index` rows of the chunks as COPY lines, one per distinct id, in id order; with `range`, only
+ * those of ids in that id range (see row-block.ts `ID_RANGES`).
  */
-async function indexChunks(tx: Queryable, projectId: string, chunks: { hash: string; bytes: Buffer }[]) {
-  if (!chunks.length) return;
+export function indexLines(projectId: string, chunks: HashedChunk[], range?: number): string[] {
   const lines: string[] = [];
   for (const { hash, bytes } of chunks) {
     const tail = `\t${chunkKey(hash)}\t${projectId}\n`;
-    for (let o = 0; o < bytes.length; o += 16) lines.push(`${bytes.toString("hex", o, o + 16)}${tail}`);
+    for (let o = 0; o < bytes.length; o += 16) {
+      if (range !== undefined && rangeOfBytes(bytes, o) !== range) continue;
+      lines.push(`${bytes.toString("hex", o, o + 16)}${tail}`);
+    }
   }
   lines.sort();
-  const distinct = lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
-  if (await copyUnlessConflict(tx, "COPY testcase_chunk_index (testcase_id, chunk_key, project_id) FROM STDIN", distinct)) return;
-  const { bytes, entries } = packChunks(chunks);
+  return lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
+}
+
+/**
+ * Loads index lines by COPY. Only a collision of two chunk keys on a shared id, or a chunk indexed by another
+ * transaction too, conflicts; the rows are then inserted with ON CONFLICT.
+ */
+export async function loadIndexLines(tx: Queryable, projectId: string, lines: string[]) {
+  if (!lines.length) return;
+  const copy = "COPY testcase_chunk_index (testcase_id, chunk_key, project_id) FROM STDIN";
+  if (await copyUnlessConflict(tx, copy, lines)) return;
+  const rows = lines.map((line) => line.split("\t", 2));
   await tx.query(
     `INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
-     SELECT $1, encode(substring($2::bytea FROM h.o + k * 16 + 1 FOR 16), 'hex')::uuid, ('x' || left(h.hash, 16))::bit(64)::bigint
-     FROM jsonb_to_recordset($3::jsonb) AS h(hash text, o int, n int), generate_series(0, h.n / 16 - 1) k
+     SELECT $1, (r->>0)::uuid, (r->>1)::bigint FROM jsonb_array_elements($2::jsonb) r
      ORDER BY 2 ON CONFLICT DO NOTHING`,
-    [projectId, bytes, json(entries)],
+    [projectId, json(rows)],
   );
 }
 

@@ -12,6 +12,6 @@ export type ToRowThread =
 /** What an upload thread answers: requests for bytes, blocks of rows, then the ids and columns or a failure. */
 export type FromRowThread =
   | { type: "more"; job: number }
-  | { type: "rows"; job: number; copy: Uint8Array; rows: number; claimed: ClaimedRow[] }
+  | { type: "rows"; job: number; range: number; copy: Uint8Array; rows: number; claimed: ClaimedRow[] }
   | { type: "done"; job: number; ids: Uint8Array; count: number; columns: StoredColumns }
   | { type: "failed"; job: number; status: number | null; detail: unknown; message: string };

@@ -17,7 +17,7 @@ export interface IdentifiedRows {
 
 interface Job {
   content: AsyncIterator<Uint8Array>;
-  /** The spool's writes, chained: rows reach it in file order. */
+  /** The spool's writes, chained: blocks reach it in the order the thread sent them. */
   writing: Promise<void>;
   onRows(block: RowBlock): Promise<void>;
   resolve(rows: IdentifiedRows): void;
@@ -38,8 +38,8 @@ export class RowPool {
     this.#threads = new JobThreads(THREAD_URL, size, "An upload thread", (thread, job, message) => {
       if (message.type === "more") void feed(thread, message.job, job);
       else if (message.type === "rows") {
-        const { copy, rows, claimed } = message;
-        job.writing = job.writing.then(() => job.onRows({ copy, rows, claimed }));
+        const { range, copy, rows, claimed } = message;
+        job.writing = job.writing.then(() => job.onRows({ range, copy, rows, claimed }));
         job.writing.catch((error) => job.reject(error));
       } else if (message.type === "done") {
         const rows = { ids: PackedIds.of(message.ids, message.count), columns: new ColumnCounts(message.columns) };

@@ -5,7 +5,7 @@ import { parentPort } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
 import { ColumnCounts } from "./columns.ts";
 import { readRows } from "./import.ts";
-import { BlockBuilder } from "./row-block.ts";
+import { BlockBuilder, ID_RANGES, rangeOfHex } from "./row-block.ts";
 import type { FromRowThread, ToRowThread } from "./row-messages.ts";
 import { DedupIds } from "./testcase-id.ts";
 import { PackedIds, pendTestcase } from "./testcases.ts";
@@ -13,7 +13,8 @@ import { PackedIds, pendTestcase } from "./testcases.ts";
 /*
  * An upload thread: parses the files the main thread streams to it (CSV, JSON or JSON Lines, with every limit and
  * validation of `readRows`), identifies each row (canonical JSON, dedup id, content-addressed id) and sends the rows
- * back in order as blocks of COPY text, then the packed ids and column counts. A thread serves several uploads at once.
+ * back as blocks of COPY text, one id range each, then the packed ids and column counts. A thread serves several
+ * uploads at once.
  */
 const port = parentPort!;
 /** How much lower than the process an upload thread's priority is (nice values, 0–19). */
@@ -51,18 +52,20 @@ async function run({ job, fileType, owner, limits }: Extract<ToRowThread, { type
   const dedup = new DedupIds();
   const ids = new PackedIds();
   const columns = new ColumnCounts();
-  const block = new BlockBuilder(owner);
-  const flush = () => {
+  const blocks = Array.from({ length: ID_RANGES }, (_, range) => new BlockBuilder(owner, range));
+  const flush = (block: BlockBuilder) => {
     if (block.empty) return;
-    const { copy, rows, claimed } = block.take();
-    post({ type: "rows", job, copy, rows, claimed }, [copy.buffer as ArrayBuffer]);
+    const { range, copy, rows, claimed } = block.take();
+    post({ type: "rows", job, range, copy, rows, claimed }, [copy.buffer as ArrayBuffer]);
   };
   try {
     for await (const row of readRows(feed, fileType, limits)) {
       const pending = pendTestcase(row, owner.testsetId, dedup, ids, columns);
-      if (block.add(pending, ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16))) flush();
+      const id = ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16);
+      const block = blocks[rangeOfHex(id)];
+      if (block.add(pending, id)) flush(block);
     }
-    flush();
+    blocks.forEach(flush);
     const packed = new Uint8Array(ids.bytes);
     post({ type: "done", job, ids: packed, count: ids.count, columns: columns.stored() }, [packed.buffer]);
   } catch (error) {

@@ -1,10 +1,11 @@
 import type { Scope } from "../accounts/scope.ts";
-import type { Database } from "../db/database.ts";
-import { IdListWriter } from "./chunk-lists.ts";
+import type { Database, Queryable } from "../db/database.ts";
+import { storeLeaves } from "./chunk-lists.ts";
+import { chunkPacked, freshChunks, hashChunks, indexLines, insertChunks, loadIndexLines } from "./chunks.ts";
 import { ColumnCounts } from "./columns.ts";
 import { ResolvedIds } from "./delta.ts";
 import type { FileType } from "./import.ts";
-import { BLOCK_BYTES, BLOCK_ROWS, type RowBlock } from "./row-block.ts";
+import { BLOCK_BYTES, BLOCK_ROWS, ID_RANGES } from "./row-block.ts";
 import type { RowPool } from "./row-pool.ts";
 import { TestcaseWriter, type PackedIds } from "./testcases.ts";
 import { UploadSpool } from "./upload-spool.ts";
@@ -17,12 +18,14 @@ export interface ReceivedUpload {
   readonly spool: UploadSpool;
 }
 
+type Limits = { rows: number; bytes: number };
+
 // The embedded database is one backend: a transaction holds every other request until it ends. Its batches are
 // kept to a few tens of milliseconds (a block: 1,000 rows is the least loaded by COPY), and only one upload writes at
 // a time, so a request waits for at most about one batch per query it makes.
-const PGLITE_BATCH = { rows: BLOCK_ROWS, bytes: BLOCK_BYTES };
+const PGLITE_BATCH: Limits = { rows: BLOCK_ROWS, bytes: BLOCK_BYTES };
 // A server runs a batch beside other requests; this thread only hands the blocks' COPY text on.
-const SERVER_BATCH = { rows: 10_000, bytes: 4 * 1024 ** 2 };
+const SERVER_BATCH: Limits = { rows: 10_000, bytes: 4 * 1024 ** 2 };
 const writing = new WeakMap<Database, Promise<unknown>>();
 
 /**
@@ -73,43 +76,91 @@ export async function receiveFile(
   }
 }
 
+/** A block's COPY lines, each a view of its text. */
+function copyLines(copy: Uint8Array): Buffer[] {
+  const text = Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength);
+  const lines: Buffer[] = [];
+  for (let at = 0; at < text.length;) {
+    const end = text.indexOf(10, at) + 1;
+    lines.push(text.subarray(at, end));
+    at = end;
+  }
+  return lines;
+}
+
+/** `lines` (COPY text, each starting with its id) in id order. */
+function byId(lines: Buffer[]): Buffer[] {
+  const keyed = lines.map((line) => ({ id: line.toString("latin1", 0, 32), line }));
+  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return keyed.map((k) => k.line);
+}
+
+/** `items` cut into batches of at most `limits.rows` items and about `limits.bytes` (as `size` counts them). */
+function* batches<T>(items: T[], limits: Limits, size: (item: T) => number): Generator<T[]> {
+  for (let start = 0; start < items.length;) {
+    let end = start;
+    for (let bytes = 0; end < items.length && end - start < limits.rows && bytes < limits.bytes; end++) {
+      bytes += size(items[end]);
+    }
+    yield items.slice(start, end);
+    start = end;
+  }
+}
+
 /**
  * Writes a received upload's testcases and id chunks in short transactions that other requests interleave with.
  * All of it is content-addressed and reachable only from a revision, which the caller commits afterwards in one
  * transaction of its own; an upload stopped before that leaves only unreferenced blobs.
+ *
+ * Rows are loaded in id order across the whole upload, an id range at a time (its blocks merged), and the index rows
+ * of its new chunks after them in id order too: at 1,000,000 rows, loading each block on its own made every insert
+ * into the indexes of `testcases` and `testcase_chunk_index` land on a page at random.
  */
 export async function storeReceived(
   db: Database, scope: Scope, received: ReceivedUpload, onStored?: (rows: number) => void,
 ): Promise<ResolvedIds> {
   const limits = db.driver === "pglite" ? PGLITE_BATCH : SERVER_BATCH;
+  const { projectId } = scope;
   const writer = new TestcaseWriter(scope, received.testsetId, received.ids);
-  const list = new IdListWriter(scope.projectId);
-  let batch: RowBlock[] = [];
-  let rows = 0;
-  let bytes = 0;
-  let at = 0;
-  const flush = async () => {
-    const full = batch;
-    const from = at;
-    at += rows;
-    batch = [];
-    rows = 0;
-    bytes = 0;
-    if (!full.length) return;
-    await inTurn(db, async () => {
+  const inBatch = async <T>(work: (tx: Queryable) => Promise<T>) => {
+    const done = await inTurn(db, async () => {
       await afterOthers(db);
-      return db.transaction((tx) => writer.writeBlocks(tx, full, from, at, list));
+      return db.transaction(work);
     });
-    onStored?.(at);
     await nextTurn();
+    return done;
   };
-  for await (const block of received.spool.blocks()) {
-    batch.push(block);
-    rows += block.rows;
-    bytes += block.copy.byteLength;
-    if (rows >= limits.rows || bytes >= limits.bytes) await flush();
+  let stored = 0;
+  for (let range = 0; range < ID_RANGES; range++) {
+    const blocks = await received.spool.blocks(range);
+    const lines = blocks.flatMap((block) => copyLines(block.copy));
+    // A claim is decided before its row's id goes into a chunk: a kept claim's row is not loaded again.
+    const claims = blocks.flatMap((block) => block.claimed);
+    for (let i = 0; i < claims.length; i += BLOCK_ROWS) {
+      const claimed = claims.slice(i, i + BLOCK_ROWS);
+      const kept = await inBatch((tx) => writer.keepClaims(tx, claimed));
+      for (const row of claimed) if (!kept.has(row.at)) lines.push(Buffer.from(row.line));
+      stored += kept.size;
+    }
+    for (const batch of batches(byId(lines), limits, (line) => line.length)) {
+      await inBatch((tx) => writer.loadLines(tx, [Buffer.concat(batch)]));
+      stored += batch.length;
+      onStored?.(stored);
+    }
   }
-  await flush();
-  const stored = await inTurn(db, () => db.transaction((tx) => list.finish(tx)));
-  return new ResolvedIds({ ...stored, ...received.columns.stored() });
+  // Chunk boundaries follow the ids in file order, as for every other write of an id list.
+  const chunks = hashChunks(chunkPacked(received.ids.bytes));
+  const fresh = await inTurn(db, () => freshChunks(db, projectId, chunks));
+  // A new chunk's index rows go in before the chunk: a stored chunk is always indexed, even if the upload stops.
+  for (let range = 0; range < ID_RANGES; range++) {
+    for (const batch of batches(indexLines(projectId, fresh, range), limits, (line) => line.length)) {
+      await inBatch((tx) => loadIndexLines(tx, projectId, batch));
+    }
+  }
+  for (const batch of batches(fresh, limits, (chunk) => chunk.bytes.length)) {
+    await inBatch((tx) => insertChunks(tx, projectId, batch));
+  }
+  const leaves = chunks.map(({ hash, count }) => ({ hash, count }));
+  const ids = await inTurn(db, () => db.transaction((tx) => storeLeaves(tx, projectId, leaves)));
+  return new ResolvedIds({ ...ids, ...received.columns.stored() });
 }

@@ -5,7 +5,7 @@ import { fromJsonb, jsonbText, toJsonbText } from "../db/jsonb-text.ts";
 import { canonicalJson, canonicalWithout } from "./canonical-json.ts";
 import type { ColumnCounts } from "./columns.ts";
 import { unpackIds, type IdListWriter } from "./chunk-lists.ts";
-import { BLOCK_COLUMNS, copyText, type ClaimedRow, type PendingTestcase, type RowBlock } from "./row-block.ts";
+import { BLOCK_COLUMNS, copyText, type ClaimedRow, type PendingTestcase } from "./row-block.ts";
 import { DedupIds, testcaseIdBytes, uuidFromBytes, uuidToBytes } from "./testcase-id.ts";
 
 /** A row as clients send it (JSON commits, parsed files). */
@@ -133,22 +133,13 @@ export class TestcaseWriter {
     await list?.add(tx, this.ids.bytes.subarray(batch[0].at * 16, (batch[batch.length - 1].at + 1) * 16));
   }
 
-  /**
-   * `write` for an upload's blocks, rows `from` to `to` (exclusive) of its ids: the COPY text is the blocks' own, and
-   * a row whose claimed id is kept is not loaded again (that testcase holds its data already).
-   */
-  async writeBlocks(tx: Queryable, blocks: RowBlock[], from: number, to: number, list?: IdListWriter) {
-    if (from === to) return;
-    const parts: Buffer[] = blocks.map((b) => Buffer.from(b.copy.buffer, b.copy.byteOffset, b.copy.byteLength));
-    const claimed = blocks.flatMap((b) => b.claimed);
-    const kept = await keepClaimedIds(tx, this.scope, this.testsetId, this.ids, claimed);
-    const others = claimed.filter((r) => !kept.has(r.at));
-    if (others.length) parts.push(Buffer.from(others.map((r) => r.line).join("")));
-    await this.loadBlocks(tx, parts);
-    await list?.add(tx, this.ids.bytes.subarray(from * 16, to * 16));
+  /** Keeps the ids these rows of an upload claim that hold their data (see `keepClaimedIds`); their positions. */
+  keepClaims(tx: Queryable, claimed: ClaimedRow[]): Promise<Set<number>> {
+    return keepClaimedIds(tx, this.scope, this.testsetId, this.ids, claimed);
   }
 
-  private async loadBlocks(tx: Queryable, parts: Buffer[]) {
+  /** Loads COPY lines of an upload (row-block.ts), rows that are stored already left as they are. */
+  async loadLines(tx: Queryable, parts: Buffer[]) {
     if (this.direct) {
       this.direct = await copyUnlessConflict(tx, `COPY testcases (${BLOCK_COLUMNS}) FROM STDIN`, parts);
       if (this.direct) return;

@@ -14,15 +14,17 @@ const sizeOf = (block: RowBlock) =>
   block.claimed.reduce((n, c) => n + c.line.length + c.stored.length, block.copy.byteLength);
 
 /**
- * Blocks of rows kept in order until they are read back once: in memory while they are few, else in a temporary file
- * that has no name (it is unlinked as soon as it is opened), so that it disappears when the spool is closed or the
- * process dies.
+ * Blocks of rows kept until they are read back, an id range at a time: in memory while they are few, else in a
+ * temporary file that has no name (it is unlinked as soon as it is opened), so that it disappears when the spool is
+ * closed or the process dies.
  */
 export class UploadSpool {
   private held: RowBlock[] = [];
   private heldBytes = 0;
   private file: FileHandle | null = null;
   private written = 0;
+  /** Where each range's blocks start in the file. */
+  private readonly placed = new Map<number, number[]>();
 
   async push(block: RowBlock) {
     this.held.push(block);
@@ -30,28 +32,23 @@ export class UploadSpool {
     if (this.heldBytes >= (this.file ? WRITE : IN_MEMORY)) await this.spill();
   }
 
-  /** The blocks pushed, in order. */
-  async *blocks(): AsyncGenerator<RowBlock> {
-    if (!this.file) {
-      const held = this.held;
-      this.held = [];
-      this.heldBytes = 0;
-      yield* held;
-      return;
-    }
+  /** The blocks pushed of id range `range`, in order. */
+  async blocks(range: number): Promise<RowBlock[]> {
+    if (!this.file) return this.held.filter((block) => block.range === range);
     await this.spill();
+    const blocks: RowBlock[] = [];
     const header = Buffer.alloc(HEADER);
-    for (let at = 0; at < this.written;) {
+    for (const at of this.placed.get(range) ?? []) {
       await this.read(header, at);
       const copyLength = header.readUInt32LE(0);
       const rows = header.readUInt32LE(4);
       const claimedLength = header.readUInt32LE(8);
       const body = Buffer.allocUnsafeSlow(copyLength + claimedLength);
       await this.read(body, at + HEADER);
-      at += HEADER + body.length;
       const claimed = claimedLength ? JSON.parse(body.toString("utf8", copyLength)) : [];
-      yield { copy: body.subarray(0, copyLength), rows, claimed };
+      blocks.push({ range, copy: body.subarray(0, copyLength), rows, claimed });
     }
+    return blocks;
   }
 
   /** Frees what the spool holds (its file included). */
@@ -81,6 +78,7 @@ export class UploadSpool {
     }
     if (!this.held.length) return;
     const parts: Buffer[] = [];
+    let at = this.written;
     for (const block of this.held) {
       const claimed = block.claimed.length ? Buffer.from(JSON.stringify(block.claimed)) : Buffer.alloc(0);
       const header = Buffer.alloc(HEADER);
@@ -88,6 +86,10 @@ export class UploadSpool {
       header.writeUInt32LE(block.rows, 4);
       header.writeUInt32LE(claimed.length, 8);
       parts.push(header, Buffer.from(block.copy.buffer, block.copy.byteOffset, block.copy.byteLength), claimed);
+      const starts = this.placed.get(block.range) ?? [];
+      this.placed.set(block.range, starts);
+      starts.push(at);
+      at += HEADER + block.copy.byteLength + claimed.length;
     }
     this.held = [];
     this.heldBytes = 0;
