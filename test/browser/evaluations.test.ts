@@ -334,5 +334,7 @@ describe("console: evaluations", () => {
       await browser.page.goto("about:blank");
       await small.close();
     }
-  });
+    // 30 scenarios, 2 s a batch of 5, one batch at a time, and the page followed throughout: 30-35 s alone, and
+    // twice that when the machine's two cores are shared with the rest of the suite.
+  }, 120_000);
 });

@@ -1,0 +1,13 @@
+import { PGlite } from "@electric-sql/pglite";
+const t0 = performance.now();
+const pg = await PGlite.create();
+const t1 = performance.now();
+const dump = await pg.dumpDataDir("none");
+const t2 = performance.now();
+await pg.close();
+const pg2 = await PGlite.create({ loadDataDir: dump });
+const t3 = performance.now();
+await pg2.query("select 1");
+console.log(`create ${(t1-t0).toFixed(0)} dump ${(t2-t1).toFixed(0)} (${dump.size} B) load ${(t3-t2).toFixed(0)}`);
+const pg3 = await PGlite.create();
+console.log(`create again ${(performance.now()-t3).toFixed(0)}`);
