@@ -1,4 +1,6 @@
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerOptions, type ServerResponse } from "node:http";
+import {
+  createServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerOptions, type ServerResponse,
+} from "node:http";
 import type { FastifyServerFactory } from "fastify";
 import type { Scope } from "../accounts/scope.ts";
 import { matchesTag } from "../cache/cached-retrieve.ts";
@@ -71,9 +73,8 @@ function answer(req: IncomingMessage, res: ServerResponse, next: Handler, find: 
   // All of the body is in when the stream holds as many bytes as Content-Length announced (the parser marks the
   // request complete a little later).
   const length = req.readableLength;
-  if (scope === undefined || length === 0 || length > MAX_BODY_TEXT || length !== Number(req.headers["content-length"])) {
-    return next(req, res);
-  }
+  const whole = length > 0 && length <= MAX_BODY_TEXT && length === Number(req.headers["content-length"]);
+  if (scope === undefined || !whole) return next(req, res);
   const chunk = req.read() as Buffer;
   const ready = find(scope, chunk.toString("utf8"));
   if (ready === undefined) {

@@ -126,7 +126,8 @@ export class TraceWriter {
       const started = performance.now();
       await this.#writePiece(piece);
       // The next piece is sized from this one's time: spans vary from a few hundred bytes to many KB.
-      size = Math.max(1, Math.min(MAX_PIECE, Math.round((size * PIECE_MS) / Math.max(performance.now() - started, 0.1))));
+      const took = Math.max(performance.now() - started, 0.1);
+      size = Math.max(1, Math.min(MAX_PIECE, Math.round((size * PIECE_MS) / took)));
       piece = [];
       await new Promise((resolve) => setImmediate(resolve));
     }
