@@ -49,13 +49,14 @@ describe("console: human annotation", () => {
         },
       },
     })).evaluation;
-    for (let i = 0; i < 120; i++) {
-      const results = (await server.api("POST", "/evaluations/results/query", { result: { run_id: run.id } })).results;
-      const invoked = results.filter((r: { trace_id: string | null; step_key: string }) =>
-        r.step_key.startsWith("application") && r.trace_id);
-      if (invoked.length === 3) break;
+    // The application's three answers are in before any test opens the run (or the setup says what it saw).
+    let results: { trace_id: string | null; step_key: string; status: string }[] = [];
+    for (let i = 0; i < 240; i++) {
+      results = (await server.api("POST", "/evaluations/results/query", { result: { run_id: run.id } })).results;
+      if (results.filter((r) => r.step_key.startsWith("application") && r.trace_id).length === 3) return;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    throw new Error(`The run's application steps did not all answer in 60 s: ${JSON.stringify(results)}`);
   });
   afterAll(async () => server?.close());
 

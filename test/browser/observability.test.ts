@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
 import { screenshot, signIn, startConsoleServer, useBrowser, type ConsoleServer } from "./support.ts";
 
 type Value = string | number;
@@ -67,6 +68,15 @@ describe("console: traces", () => {
     expect(res.status, await res.clone().text()).toBe(200);
   };
 
+  /**
+   * Waits until the table shows `count` rows, the first holding `first`: a count alone can be met by the rows of the
+   * view before, still shown while the new one loads.
+   */
+  const shown = (page: Page, count: number, first = "") => page.waitForFunction(([count, first]) => {
+    const rows = document.querySelectorAll("tbody tr");
+    return rows.length === count && (rows[0]?.textContent ?? "").includes(first as string);
+  }, [count, first] as const);
+
   beforeAll(async () => {
     server = await startConsoleServer();
   });
@@ -118,7 +128,7 @@ describe("console: traces", () => {
     const table = page.getByRole("table", { name: "Traces, newest first" });
     const rows = table.locator("tbody tr");
     // Newest first: the hosted run, then the three exported traces.
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 4);
+    await shown(page, 4, "Peru");
     await expect(rows.nth(0).textContent()).resolves.toContain("Peru");
     await expect(rows.nth(0).textContent()).resolves.toContain("geo");
     await expect(rows.nth(1).textContent()).resolves.toContain("Can I get an invoice?");
@@ -130,22 +140,22 @@ describe("console: traces", () => {
     // Status: only the failed trace; the filter is in the URL.
     await page.getByLabel("Status").selectOption({ label: "Error" });
     await page.waitForURL(`${server.url}/traces?status=error`);
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 1);
+    await shown(page, 1, "Where is my refund?");
     await expect(rows.first().textContent()).resolves.toContain("Where is my refund?");
     // Search in inputs and outputs, with the application and the time range: a link that opens the same view.
     await page.getByLabel("Status").selectOption({ label: "Any" });
     await page.getByLabel("Application").selectOption({ value: "geo" });
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 1);
+    await shown(page, 1, "Peru");
     await expect(rows.first().textContent()).resolves.toContain("Peru");
     await page.getByRole("button", { name: "Clear filters" }).click();
     await page.getByLabel("Search inputs and outputs").fill("password");
     await page.getByLabel("Search inputs and outputs").press("Enter");
     await page.getByLabel("Time").selectOption({ label: "Last hour" });
     await page.waitForURL(`${server.url}/traces?q=password&range=1h`);
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 1);
+    await shown(page, 1, "How do I reset my password?");
     await expect(rows.first().textContent()).resolves.toContain("How do I reset my password?");
     await page.goto(`${server.url}/traces?session=session-42&user=ada%40example.com&q=refund`);
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 1);
+    await shown(page, 1, "Where is my refund?");
     await expect(rows.first().textContent()).resolves.toContain("Where is my refund?");
     await expect(page.getByLabel("Session id").inputValue()).resolves.toBe("session-42");
     await page.goto(`${server.url}/traces?q=nothing-matches-this`);
@@ -186,7 +196,7 @@ describe("console: traces", () => {
 
     // Two traces into a new testset: their inputs as columns, their outputs as the expected answer.
     await page.goto(`${server.url}/traces?app=support-bot&status=ok`);
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 2);
+    await shown(page, 2);
     await page.getByLabel("Select all shown").check();
     await page.getByRole("button", { name: "Add to testset" }).click();
     const form = page.getByRole("form", { name: "Add to testset" });
@@ -209,7 +219,7 @@ describe("console: traces", () => {
 
     // A third trace into the same testset: the next revision, under the column the testset already has.
     await page.goto(`${server.url}/traces?status=error`);
-    await page.waitForFunction(() => document.querySelectorAll("tbody tr").length === 1);
+    await shown(page, 1);
     await rows.first().getByRole("checkbox").check();
     await page.getByRole("button", { name: "Add to testset" }).click();
     await form.getByRole("combobox", { name: /^Testset/ }).selectOption({ label: "Support questions" });
