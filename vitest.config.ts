@@ -7,6 +7,9 @@ export default defineConfig({
     exclude: ["test/browser/**", "**/node_modules/**"],
     pool: "forks",
     maxWorkers: 2,
+    // Files share a worker process; test/support/file-environment.ts gives each the suite's environment back.
+    isolate: false,
+    setupFiles: ["test/support/file-environment.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },
