@@ -86,6 +86,23 @@ describe("a retrieve answered from its prepared answer", () => {
     expect(other).toEqual({ ...first, requestId: other.requestId });
   });
 
+  it("keeps answering a client that only revalidates at the front door after its resolution is read again", async () => {
+    const a = (await p.ok("POST", "/simple/applications/", { application: { slug: "revalidated", data: completion("e") } }))
+      .application;
+    await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "production" } });
+    const body = JSON.stringify({ application_ref: { slug: "revalidated" }, environment_ref: { slug: "production" } });
+    const { headers } = await retrieve(body);
+    const revalidate = { "if-none-match": headers.etag! };
+    expect((await retrieve(body, revalidate)).status).toBe(304);
+    // Another artifact's commit in the project: every cached resolution of the project is read again.
+    await p.ok("POST", "/simple/applications/", { application: { slug: "revalidated-neighbour", data: completion("f") } });
+    const handledBefore = handled;
+    expect((await retrieve(body, revalidate)).status).toBe(304);
+    expect(handled).toBe(handledBefore + 1); // read again by the full path, which prepares the answer
+    for (let i = 0; i < 3; i++) expect((await retrieve(body, revalidate)).status).toBe(304);
+    expect(handled).toBe(handledBefore + 1); // answered at the front door
+  });
+
   it("names the ignored fields as the full path does", async () => {
     const a = (await p.ok("POST", "/simple/applications/", { application: { slug: "early-typo", data: completion("b") } })).application;
     await p.ok("POST", "/applications/revisions/deploy", { application_ref: { id: a.id }, environment_ref: { slug: "staging" } });

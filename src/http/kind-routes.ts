@@ -247,15 +247,20 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
       const tag = retrievedTag(r, resolve ? { ...options, resolve } : options);
       if (tag === null) return retrieved(req, r, options).then((value) => reply.type(JSON_UTF8).send(JSON.stringify(value)));
       reply.header("etag", tag);
-      if (matchesTag(req.headers["if-none-match"], tag)) return reply.code(304).send();
+      const unchanged = matchesTag(req.headers["if-none-match"], tag);
       // Embedded revisions can change without this one changing: a resolved answer is worked out each time.
-      if (resolve) return retrieved(req, r, options, true).then((value) => reply.type(JSON_UTF8).send(JSON.stringify(value)));
-      // The tag names everything the body holds, so the serialised body can be kept under it.
+      if (resolve) {
+        if (unchanged) return reply.code(304).send();
+        return retrieved(req, r, options, true).then((value) => reply.type(JSON_UTF8).send(JSON.stringify(value)));
+      }
+      // The tag names everything the body holds, so the serialised body can be kept under it. A 304 prepares the
+      // answer too: a client that only ever revalidates is answered at the front door once the resolution is read again.
+      const send = (body: string) => (unchanged ? reply.code(304).send() : reply.type(JSON_UTF8).send(body));
       const key = `${req.scope.projectId}\u0000${tag}`;
       const body = bodies.get(key);
       if (body !== undefined) {
         prepare(req, reply, r, tag, body);
-        return reply.type(JSON_UTF8).send(body);
+        return send(body);
       }
       return retrieved(req, r, options).then((value) => {
         const text = JSON.stringify(value);
@@ -263,7 +268,7 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
           bodies.set(key, text);
           prepare(req, reply, r, tag, text);
         }
-        return reply.type(JSON_UTF8).send(text);
+        return send(text);
       });
     };
     // A configuration answered before is answered again at the front door (a testset's may need compressing).
