@@ -1,7 +1,8 @@
+import { cpus } from "node:os";
 import { createOpenAI } from "@ai-sdk/openai";
 import { providerFetch } from "../src/runtime/net/guarded-request.ts";
 import type { Api } from "./api.ts";
-import { threadCpuOf, type Child } from "./processes.ts";
+import { machineBusyCpu, postgresCpu, threadCpuOf, type Child } from "./processes.ts";
 import { failed, type Line } from "./report.ts";
 import type { StubLlm } from "../test/support/stub-llm.ts";
 import { uploadTestset } from "./testsets.ts";
@@ -13,6 +14,7 @@ import { uploadTestset } from "./testsets.ts";
  */
 
 const GB = 1024 ** 3;
+const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
 const mb = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(0)} MB`;
 /** The server's defaults: TESSERA_EVALUATION_BATCHES × TESSERA_EVALUATION_CONCURRENCY invocations at once. */
 const CONCURRENCY = 2 * 8;
@@ -35,6 +37,7 @@ async function setUp(api: Api) {
 async function evaluate(api: Api, server: Child, testsetRevision: string, app: string, judge: string) {
   server.resetPeak();
   const cpuBefore = threadCpuOf(server.pid);
+  const others = { machine: machineBusyCpu(), postgres: postgresCpu(), bench: process.cpuUsage() };
   const started = performance.now();
   const { evaluation } = await api.post("/simple/evaluations/", {
     evaluation: { flags: { is_cached: true }, data: { testset_steps: [testsetRevision], application_steps: [app], evaluator_steps: [judge] } },
@@ -50,7 +53,11 @@ async function evaluate(api: Api, server: Child, testsetRevision: string, app: s
     if (["success", "errors", "failure", "cancelled"].includes(progress.status)) {
       const ms = performance.now() - started;
       const threads = threadCpu(server.pid, cpuBefore);
-      return { progress, ms, peak: server.peakRss(), threads, failures: await failureSummary(api, evaluation.id) };
+      const bench = process.cpuUsage(others.bench);
+      const elsewhere = {
+        machine: machineBusyCpu() - others.machine, postgres: postgresCpu() - others.postgres, bench: bench.user + bench.system,
+      };
+      return { progress, ms, peak: server.peakRss(), threads, elsewhere, failures: await failureSummary(api, evaluation.id) };
     }
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -127,7 +134,8 @@ async function throughputLine(name: string, api: Api, server: Child, llm: StubLl
   await evaluate(api, server, warmup.revisionId, app.revision_id, judge.revision_id);
   await directCalls(llm.baseUrl, warm);
   await sdkCalls(llm.baseUrl, warm);
-  const rounds = [];
+  type Round = { run: Awaited<ReturnType<typeof evaluate>>; directMs: number; ratio: number };
+  const rounds: Round[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     const testset = (await uploadTestset(api, server, rows, `eval-bench-round-${round}`)).testset;
     const evaluation = () => evaluate(api, server, testset.revisionId, app.revision_id, judge.revision_id);
@@ -147,8 +155,11 @@ async function throughputLine(name: string, api: Api, server: Child, llm: StubLl
   const failures = rounds.map((r) => r.run.failures).filter(Boolean).join("; ");
   const each = rounds.map((r) => `${((rows / r.run.ms) * 1000).toFixed(0)}/${((rows / r.directMs) * 1000).toFixed(0)} = ${r.ratio.toFixed(2)}`);
   const perScenario = (us: number) => `${(us / rows).toFixed(0)}`;
-  const cpu = `main ${rounds.map((r) => perScenario(r.run.threads.main)).join(", ")}, evaluation thread ${
-    rounds.map((r) => perScenario(r.run.threads.busiest)).join(", ")}`;
+  const byRound = (us: (r: Round) => number) => rounds.map((r) => perScenario(us(r))).join(", ");
+  const cpu = `main ${byRound((r) => r.run.threads.main)}, evaluation thread ${byRound((r) => r.run.threads.busiest)}; `
+    + `the bench process (the stub provider, and the progress polls) ${byRound((r) => r.run.elsewhere.bench)}, `
+    + `PostgreSQL's processes ${byRound((r) => r.run.elsewhere.postgres)}; the machine's ${cpus().length} cores `
+    + `busy ${rounds.map((r) => pct(r.run.elsewhere.machine / (cpus().length * r.run.ms * 1000))).join(", ")} of the run`;
   return {
     name,
     figure: `${rate.toFixed(0)} scenarios/s`,

@@ -71,6 +71,27 @@ export function threadCpuOf(pid: number): Map<number, number> {
   return times;
 }
 
+/** CPU time (user + system) all PostgreSQL server processes on this machine have used so far, in µs; Linux (/proc). */
+export function postgresCpu(): number {
+  let total = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "postgres") total += cpuTimeOf(Number(pid));
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  return total;
+}
+
+/** The CPU time every core of the machine has been busy so far (not idle, not waiting for I/O), in µs; Linux. */
+export function machineBusyCpu(): number {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks as number[];
+  return (user! + nice! + system! + irq! + softirq! + steal!) * 10_000;
+}
+
 /** VmHWM of a process; Linux only (null elsewhere). */
 export function peakRssOf(pid: number): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));

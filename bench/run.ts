@@ -247,6 +247,8 @@ async function measureOn(fixtures: Map<number, Testset>, llm: StubLlm, provider:
 async function cleanUp() {
   rmSync(work, { recursive: true, force: true });
   for (const rows of [1_000, 10_000, 100_000, 1_000_000]) rmSync(csvPath(rows), { force: true });
+  // BENCH_KEEP_DATABASE=1 leaves it for a look at what the run stored (pg_stat_statements, the rows themselves).
+  if (process.env.BENCH_KEEP_DATABASE) return progress(`kept ${benchDb}`);
   await admin(`DROP DATABASE IF EXISTS ${benchDb} WITH (FORCE)`).catch((e) => progress(`could not drop ${benchDb}: ${e.message}`));
 }
 
