@@ -52,7 +52,7 @@ export function watchProcess(child: ChildProcess, timeoutMs: number): { output: 
 }
 
 /**
- * A server started as `npm start` does (`node --no-memory-reducer --expose-gc src/main.ts`), on a port of the
+ * A server started as `npm start` does (`node` with the flags of src/server-flags.ts), on a port of the
  * system's choosing. Answers fetched from it are checked against its OpenAPI document (fetch-conformance.ts).
  */
 export interface ServerProcess {
