@@ -254,7 +254,7 @@ export function kindRoutes(kind: Kind, opts: KindRouteOptions) {
         return retrieved(req, r, options, true).then((value) => reply.type(JSON_UTF8).send(JSON.stringify(value)));
       }
       // The tag names everything the body holds, so the serialised body can be kept under it. A 304 prepares the
-      // answer too: a client that only ever revalidates is answered at the front door once the resolution is read again.
+      // answer too: a client that only revalidates is answered at the front door once the resolution is read again.
       const send = (body: string) => (unchanged ? reply.code(304).send() : reply.type(JSON_UTF8).send(body));
       const key = `${req.scope.projectId}\u0000${tag}`;
       const body = bodies.get(key);
