@@ -88,10 +88,10 @@ describe("console: webhooks", () => {
 
     // A receiver that refuses (a final 404) shows as failed; redeliver sends the same event again.
     failing = true;
+    const before = received.length; // counted first: the delivery can come before the deploy's answer does
     await server.api("POST", "/applications/revisions/deploy", {
       application_variant_ref: { id: app.variant_id }, environment_ref: { slug: "staging" },
     });
-    const before = received.length;
     await until(() => received.length > before);
     failing = false;
     await page.getByRole("button", { name: "Refresh" }).click();
