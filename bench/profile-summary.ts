@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 
 /**
- * `node bench/profile-summary.ts FILE.cpuprofile [--top=40] [--last=SECONDS] [--total]`: a V8 CPU profile
- * (`node --cpu-prof`, or the bench's `--profile`) summarised by function, heaviest first, with the share of the
+ * `node bench/profile-summary.ts FILE.cpuprofile [--top=40] [--last=SECONDS] [--first=SECONDS] [--total]`: a V8 CPU
+ * profile (`node --cpu-prof`, or the bench's `--profile`) summarised by function, heaviest first, with the share of the
  * busy (not idle) time. Self time by default; `--total` counts each function's callees too. `--last` keeps only
- * the samples of the profile's last seconds (a load at the end of a server's life, without its start).
+ * the samples of the profile's last seconds (a load at the end of a server's life, without its start), `--first`
+ * those of its first seconds.
  * `--callers=TEXT` gives instead the self time of the functions whose name holds TEXT by the function calling them.
  */
 interface Node {
@@ -21,10 +22,12 @@ interface Profile {
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const file = args.find((a) => !a.startsWith("--"));
-const USAGE = "node bench/profile-summary.ts FILE.cpuprofile [--top=40] [--last=SECONDS] [--total] [--callers=TEXT]";
+const USAGE =
+  "node bench/profile-summary.ts FILE.cpuprofile [--top=40] [--last=SECONDS] [--first=SECONDS] [--total] [--callers=TEXT]";
 if (!file) throw new Error(`usage: ${USAGE}`);
 const top = Number(option("top") ?? 40);
 const lastUs = option("last") === undefined ? Infinity : Number(option("last")) * 1e6;
+const firstUs = option("first") === undefined ? Infinity : Number(option("first")) * 1e6;
 const inclusive = args.includes("--total");
 const callersOf = option("callers");
 
@@ -45,7 +48,7 @@ let idle = 0;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;
   clock += dt;
-  if (end - clock > lastUs) return;
+  if (end - clock > lastUs || clock > firstUs) return;
   total += dt;
   if (nameOf.get(id) === "(idle)") idle += dt;
   if (callersOf !== undefined) {

@@ -47,6 +47,16 @@ async function scoredRun(prefix: string, rows: number, repeats: number) {
   return { run, appKey: keys[1] as string, judgeKey: keys[2] as string };
 }
 
+/** Scenario rows of the run stored compact: their partials, no statistics. */
+async function compactRows(runId: string) {
+  const [row] = await server.db.query<{ count: number }>(
+    `SELECT count(*)::int AS count FROM evaluation_metrics
+     WHERE run_id = $1 AND scenario_id IS NOT NULL AND data IS NULL AND partials IS NOT NULL`,
+    [runId],
+  );
+  return row!.count;
+}
+
 describe("variational metrics of a batch run", () => {
   it("stores a row a scenario beside the global one, over its repeats, filtered as the reference", async () => {
     const { run, appKey, judgeKey } = await scoredRun("var", 3, 2);
@@ -72,6 +82,9 @@ describe("variational metrics of a batch run", () => {
       expect(Object.keys(m.data[judgeKey]).sort()).toEqual(Object.keys(global[0].data[judgeKey]).sort());
     }
 
+    // Stored compact, as what the statistics are computed from (migration 033), and read as the statistics.
+    expect(await compactRows(run.id)).toBe(3);
+
     // The reference's selectors: scenario_ids false is the run-wide row, true the per-scenario rows.
     expect(await queryMetrics({ run_id: run.id, scenario_ids: false })).toHaveLength(1);
     expect(await queryMetrics({ run_id: run.id, scenario_ids: true })).toHaveLength(3);
@@ -88,6 +101,7 @@ describe("variational metrics of a batch run", () => {
       expect(m.data).toEqual(stored.data);
       expect(m.run_id).toBe(run.id);
     }
+    expect(await compactRows(run.id)).toBe(1); // a refresh stores the statistics themselves
     const single = (await p.ok("POST", "/evaluations/metrics/refresh", {
       metrics: { run_id: run.id, scenario_id: ids[2] },
     })).metrics;
@@ -107,6 +121,20 @@ describe("variational metrics of a batch run", () => {
     // ... and removing a scenario removes its row.
     await p.ok("POST", `/simple/evaluations/${run.id}/scenarios/remove`, { scenario_ids: [ids[1]] }, 204);
     expect(await queryMetrics({ run_id: run.id, scenario_ids: true })).toHaveLength(2);
+  });
+
+  it("answers a client's metrics set over a batch's row as the client set them", async () => {
+    const { run, judgeKey } = await scoredRun("var-set", 1, 1);
+    const [stored] = await queryMetrics({ run_id: run.id, scenario_ids: true });
+    expect(stored.data[judgeKey][SCORE]).toMatchObject({ count: 1, mean: 0.7 });
+    const data = { [judgeKey]: { [SCORE]: { type: "numeric/continuous", count: 1, mean: 0.1 } } };
+    const [set] = (await p.ok("PUT", "/evaluations/metrics/", {
+      metrics: [{ run_id: run.id, scenario_id: stored.scenario_id, status: "success", data }],
+    })).metrics;
+    expect(set.id).toBe(stored.id);
+    expect(set.data).toEqual(data);
+    expect((await queryMetrics({ run_id: run.id, scenario_ids: true }))[0].data).toEqual(data);
+    expect(await compactRows(run.id)).toBe(0);
   });
 
   it("stores a scenario's row with a batch of many scenarios, in statements of a batch", async () => {

@@ -28,19 +28,29 @@ export interface EntityTable {
   slot?: { columns: string[]; update: string[] };
   /** Query order when the caller names none: runs newest first, what is inside a run in creation order. */
   order: "ascending" | "descending";
+  /**
+   * Columns a row keeps that no client writes, which `read` turns into fields (tables.ts): an edit, or a create that
+   * fills the row's slot, sets them to NULL, as the fields it writes replace them.
+   */
+  derived?: string[];
+  /** A row as clients read it, from the row as stored. */
+  read?: (row: Row) => Row;
 }
 
 const quote = (column: string) => `"${column}"`;
 
-/** A row as clients read it: dates in ISO 8601, the project id left out. */
-export function toRecord(row: Row): Row {
+/** A row of `t` as clients read it: dates in ISO 8601, the project id left out. */
+export function toRecord(t: EntityTable, row: Row): Row {
   const out: Row = {};
   for (const [key, value] of Object.entries(row)) {
     if (key === "project_id") continue;
     out[key] = value instanceof Date ? value.toISOString() : value;
   }
-  return out;
+  return t.read ? t.read(out) : out;
 }
+
+/** `t.derived` set to NULL, each assignment followed by a comma. */
+const clearDerived = (t: EntityTable) => (t.derived ?? []).map((c) => `${quote(c)} = NULL, `).join("");
 
 /**
  * Inserts `items` (wire objects) in one statement and returns them as stored, in the order given. With
@@ -53,14 +63,14 @@ export async function insertRows(db: Queryable, scope: Scope, t: EntityTable, it
   const upsert = t.slot
     ? `ON CONFLICT (${t.slot.columns.map(quote).join(", ")}) DO UPDATE SET
        ${t.slot.update.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(", ")},
-       updated_at = now(), updated_by_id = excluded.created_by_id`
+       ${clearDerived(t)}updated_at = now(), updated_by_id = excluded.created_by_id`
     : "";
   const stored = await db.query<Row>(
     `INSERT INTO ${t.table} (${list}) SELECT ${list} FROM jsonb_populate_recordset(NULL::${t.table}, $1::jsonb)
      ${upsert}${options.returning === false ? "" : " RETURNING *"}`,
     [json(rows)],
   );
-  return options.returning === false ? rows : stored.map(toRecord);
+  return options.returning === false ? rows : stored.map((row) => toRecord(t, row));
 }
 
 /**
@@ -94,8 +104,8 @@ function newRows(scope: Scope, t: EntityTable, items: Row[]): Row[] {
   });
 }
 
-/** The columns that are jsonb in every evaluation table. */
-const JSON_COLUMNS = new Set(["flags", "tags", "meta", "data", "error"]);
+/** The columns that are JSON (jsonb, or json: `partials`) in the evaluation tables. */
+const JSON_COLUMNS = new Set(["flags", "tags", "meta", "data", "error", "partials"]);
 
 /** A value as its COPY field: JSON for a jsonb column. */
 function fieldOf(value: unknown, json: boolean): string {
@@ -109,13 +119,16 @@ export async function fetchRows(db: Queryable, scope: Scope, t: EntityTable, ids
     `SELECT * FROM ${t.table} WHERE project_id = $1 AND id = ANY($2::uuid[]) ORDER BY id`,
     [scope.projectId, ids],
   );
-  return rows.map(toRecord);
+  return rows.map((row) => toRecord(t, row));
 }
 
 /** Sets the fields an edit carries (a field it leaves out keeps its value); null when no such row. */
 export async function editRow(db: Queryable, scope: Scope, t: EntityTable, id: string, edit: Row): Promise<Row | null> {
   const fields = Object.keys(t.fields).filter((f) => f in edit && !t.fixed.includes(f));
-  const sets = [...fields.map((f) => `${quote(f)} = e.${quote(f)}`), "updated_at = now()", "updated_by_id = $4"];
+  const sets = [
+    ...fields.map((f) => `${quote(f)} = e.${quote(f)}`), ...(t.derived ?? []).map((c) => `${quote(c)} = NULL`),
+    "updated_at = now()", "updated_by_id = $4",
+  ];
   const values: Row = {};
   for (const f of fields) values[f] = edit[f] ?? t.fields[f] ?? null;
   const rows = await db.query<Row>(
@@ -124,7 +137,7 @@ export async function editRow(db: Queryable, scope: Scope, t: EntityTable, id: s
      WHERE t.id = $2 AND t.project_id = $3 RETURNING t.*`,
     [json(values), id, scope.projectId, scope.userId],
   );
-  return rows[0] ? toRecord(rows[0]) : null;
+  return rows[0] ? toRecord(t, rows[0]) : null;
 }
 
 /** Deletes the caller's rows with these ids; returns the ids deleted. */
@@ -179,7 +192,7 @@ export async function queryRows(db: Queryable, scope: Scope, t: EntityTable, fil
     rows = rows.sort((a, b) => sign * (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, limit + 1);
   }
   const { items, windowing: next } = page(rows, limit, window);
-  return { items: items.map(toRecord), windowing: next };
+  return { items: items.map((row) => toRecord(t, row)), windowing: next };
 }
 
 /** The WHERE clause of a query's filter (422 for a mistyped filter). */

@@ -5,10 +5,11 @@ import type { Queryable } from "../../db/database.ts";
  * from earlier runs (execution/run-chunks.ts), shown as its own.
  */
 
-/** What the sources of a table's rows need of its descriptor: its name and the columns a create may set. */
+/** What the sources of a table's rows need of its descriptor: its name and columns (entity-table.ts). */
 export interface LinkedTable {
   table: string;
   fields: Record<string, unknown>;
+  derived?: string[];
 }
 
 /**
@@ -41,6 +42,7 @@ export async function runSources(
   if (!column) throw new Error(`${t.table} rows are not linked to runs`);
   const columns = [
     "id", "project_id", "created_at", "updated_at", "created_by_id", "updated_by_id", ...Object.keys(t.fields),
+    ...t.derived ?? [],
   ];
   const own: RowSource = (param) => `(SELECT ${columns.map((c) => `"${c}"`).join(", ")} FROM ${t.table} WHERE ${
     runIds.length === 1 ? `run_id = ${param(runIds[0])}::uuid` : `run_id = ANY(${param(runIds)}::uuid[])`})`;

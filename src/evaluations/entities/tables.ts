@@ -1,3 +1,4 @@
+import { type StepPartials, summaryOf } from "../metrics/metric-stats.ts";
 import type { EntityTable } from "./entity-table.ts";
 
 /** The reference's schema version of evaluation entities. */
@@ -71,6 +72,11 @@ export const metrics: EntityTable = {
   },
   slot: { columns: ["run_id", "scenario_id", "timestamp"], update: ["version", "flags", "tags", "meta", "status", "data"] },
   order: "ascending",
+  // A batch stores a scenario's row compact (migration 033): its statistics are computed as it is read. Any other
+  // write sets `data`, and the partials it replaces go.
+  derived: ["partials"],
+  read: ({ partials, ...row }) =>
+    (partials != null && row.data == null ? { ...row, data: summaryOf(partials as StepPartials) } : row),
 };
 
 export const queues: EntityTable = {

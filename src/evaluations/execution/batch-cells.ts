@@ -50,10 +50,10 @@ export interface BatchCells {
   scenarios: ScenarioMetrics[];
 }
 
-/** A scenario's metrics: by step key, then by metric path, each metric's statistics. */
+/** A scenario's metrics: by step key, then by metric path, what each metric's statistics are computed from. */
 export interface ScenarioMetrics {
   scenario_id: string;
-  data: Record<string, Record<string, unknown>>;
+  partials: StepPartials;
 }
 
 /** What the cells of one chunk of the run (or of none) in a batch add to the run's metrics. */
@@ -150,7 +150,7 @@ export async function computeCells(w: BatchWork, host: CellHost): Promise<BatchC
   const metrics = [...byChunk.values()].filter((m) => m.cells > 0).map((m) => ({
     first_scenario_id: m.first, cells: m.cells, succeeded: m.succeeded, metrics: m.stats.partials(),
   }));
-  const scenarios = [...byScenario].map(([scenario_id, stats]) => ({ scenario_id, data: stats.summary() }));
+  const scenarios = [...byScenario].map(([scenario_id, stats]) => ({ scenario_id, partials: stats.partials() }));
   return { cells, statuses, metrics, scenarios };
 }
 

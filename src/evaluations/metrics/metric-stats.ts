@@ -215,6 +215,13 @@ export class StepStats {
   }
 }
 
+/** The statistics of `StepStats.summary()`, from its `partials()`. */
+export function summaryOf(partials: StepPartials): Record<string, Record<string, unknown>> {
+  const stats = new StepStats();
+  stats.merge(partials);
+  return stats.summary();
+}
+
 /** What a result adds to its run's metrics: its status and error, and what its trace recorded (null without one). */
 export interface MetricSource {
   step_key: string;

@@ -1,7 +1,7 @@
 import type { Scope } from "../../accounts/scope.ts";
 import type { Queryable } from "../../db/database.ts";
 import { fromJsonb } from "../../db/jsonb-text.ts";
-import { copyRows, insertRows, type Row } from "../entities/entity-table.ts";
+import { copyRows, type EntityTable, insertRows, type Row } from "../entities/entity-table.ts";
 import { metrics } from "../entities/tables.ts";
 import type { ScenarioMetrics } from "../execution/batch-cells.ts";
 import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
@@ -17,17 +17,23 @@ import { addResult, type MetricSource, StepStats } from "./metric-stats.ts";
 /** Scenarios a refresh reads and writes a statement: a batch's worth. */
 export const SCENARIOS_PER_STATEMENT = 200;
 
+/** The metrics table as a batch writes it: compact, `partials` set and `data` NULL (migration 033, tables.ts). */
+const compact: EntityTable = {
+  ...metrics, fields: { ...metrics.fields, partials: null }, derived: [],
+  slot: { ...metrics.slot!, update: [...metrics.slot!.update, "partials"] },
+};
+
 /**
- * Stores (or replaces) these scenarios' metrics in the run that holds them, in one COPY (in a transaction): a batch's
- * rows as a JSON parameter taken apart by `jsonb_populate_recordset` and upserted cost the embedded database about
- * three times the COPY's time. A row whose slot is taken (the batch stored before, then ran again) sends the load
- * through the upsert instead (`copyRows`).
+ * Stores (or replaces) these scenarios' metrics in the run that holds them, compact, in one COPY (in a transaction):
+ * a batch's rows as a JSON parameter taken apart by `jsonb_populate_recordset` and upserted cost the embedded database
+ * about three times the COPY's time. A row whose slot is taken (the batch stored before, then ran again) sends the
+ * load through the upsert instead (`copyRows`).
  */
 export async function storeScenarioMetrics(
   db: Queryable, scope: Scope, runId: string, items: ScenarioMetrics[],
 ): Promise<void> {
-  const rows = items.map((m) => ({ run_id: runId, scenario_id: m.scenario_id, status: "success", data: m.data }));
-  await copyRows(db, scope, metrics, rows);
+  const rows = items.map(({ scenario_id, partials }) => ({ run_id: runId, scenario_id, status: "success", partials }));
+  await copyRows(db, scope, compact, rows);
 }
 
 /** Where a scenario the run shows is held: the run itself, or the run whose chunk it links (with its input key). */
