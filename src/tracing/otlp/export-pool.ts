@@ -33,14 +33,20 @@ export class ExportPool {
     });
   }
 
-  /** The request's spans as COPY chunks for `storeSpanChunks`, or the `HttpError` that `exportSpans` throws. */
+  /**
+   * The request's spans as COPY chunks for `storeSpanChunks`, or the `HttpError` that `exportSpans` throws. A body
+   * that owns its memory (one read whole is: Buffer.concat allocates it) is handed to the thread, not copied, and
+   * is empty here afterwards.
+   */
   read(
     body: Buffer, protobuf: boolean, maxInflated: number, scope: Scope, copyBytes: number | undefined,
   ): Promise<ReadExport> {
     return new Promise<ReadExport>((resolve, reject) => {
       const { id, thread } = this.#threads.add({ resolve, reject });
       const message: ToExportThread = { job: id, body, protobuf, maxInflated, scope, copyBytes };
-      thread.worker.postMessage(message);
+      const { buffer } = body;
+      const owned = buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === buffer.byteLength;
+      thread.worker.postMessage(message, owned ? [buffer] : []);
     });
   }
 
