@@ -26,11 +26,14 @@ function Filters(props: { filters: TraceFilters }) {
   const f = props.filters;
   const apps = useApi((signal) => queryArtifacts("applications", { limit: 200 }, signal), []);
   const envs = useApi((signal) => queryArtifacts("environments", { limit: 200 }, signal), []);
+  // A text filter holds what is typed until it is committed (Enter, or leaving the box): a controlled value would put
+  // the URL's back at every render, and the lists arriving meanwhile would erase the typing. A new value in the URL
+  // (a link, Clear filters) starts the box again.
   const text = (name: string, label: string, value: string, placeholder: string) => (
     <label class="ev-field">
       {label}
       <input
-        type="search" name={name} value={value} placeholder={placeholder}
+        key={value} type="search" name={name} defaultValue={value} placeholder={placeholder}
         onChange={(e) => setQuery({ [name]: e.currentTarget.value.trim() })}
       />
     </label>
