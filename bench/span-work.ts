@@ -15,7 +15,7 @@ const scope = { projectId: "00000000-0000-7000-8000-000000000000", userId: null 
 const requests = [...exportRequests(total, Date.now())];
 let chars = 0;
 const work = (request: Buffer) => {
-  const { spans } = otlpSpans(decodeExportRequest(request), "base64");
+  const { spans } = otlpSpans(decodeExportRequest(request), "bytes");
   for (const span of rollUp(spans.map(normalizeSpan))) chars += spanLine(scope, span).length;
 };
 const half = requests.length >> 1;

@@ -109,7 +109,7 @@ async function copyFile(work: string, requests: Buffer[], label: string): Promis
   const out = createWriteStream(file);
   const scope = { projectId: "00000000-0000-7000-8000-000000000000", userId: null };
   for (const request of requests) {
-    const { spans: read } = otlpSpans(decodeExportRequest(request), "base64");
+    const { spans: read } = otlpSpans(decodeExportRequest(request), "bytes");
     const text = rollUp(read.map(normalizeSpan)).map((span) => spanLine(scope, span)).join("");
     if (!out.write(text)) await once(out, "drain");
   }

@@ -28,6 +28,7 @@ export function attributes(values: Record<string, string | number | boolean>) {
 export interface TestSpan {
   traceId: string;
   spanId: string;
+  /** Sent when given, "" as an empty field (as some exporters send a root's). */
   parentSpanId?: string;
   name: string;
   kind?: number;
@@ -46,7 +47,7 @@ export function exportRequest(spans: TestSpan[]): Buffer {
       scopeSpans: [{
         spans: spans.map((s) => ({
           traceId: hex(s.traceId), spanId: hex(s.spanId),
-          ...(s.parentSpanId ? { parentSpanId: hex(s.parentSpanId) } : {}),
+          ...(s.parentSpanId !== undefined ? { parentSpanId: hex(s.parentSpanId) } : {}),
           name: s.name, kind: s.kind ?? 1, startTimeUnixNano: String(s.start), endTimeUnixNano: String(s.end),
           attributes: s.attributes ?? [],
           links: (s.links ?? []).map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),

@@ -21,7 +21,7 @@ export function exportSpans(body: Buffer, protobuf: boolean, maxInflated: number
   }
   let read;
   try {
-    read = otlpSpans(request, protobuf ? "base64" : "hex");
+    read = otlpSpans(request, protobuf ? "bytes" : "hex");
   } catch {
     throw badRequest("Failed to parse OTLP stream: an export request is an object with resourceSpans.");
   }

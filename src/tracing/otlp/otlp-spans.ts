@@ -22,8 +22,8 @@ export interface OtelSpan {
   links: { traceId: string; spanId: string; attributes: Record<string, unknown> }[] | null;
 }
 
-/** How ids are written: base64 in the protobuf's plain object, hex in OTLP/JSON. */
-export type IdEncoding = "base64" | "hex";
+/** How ids are written: bytes in the protobuf's plain object (protobuf.ts), hex in OTLP/JSON. */
+export type IdEncoding = "bytes" | "hex";
 
 /** The span kinds OTLP names. */
 export const SPAN_KINDS = [
@@ -60,7 +60,8 @@ export function otlpSpans(request: unknown, ids: IdEncoding): { spans: OtelSpan[
 
 function readSpan(span: unknown, ids: IdEncoding): OtelSpan {
   if (!isObject(span)) throw new Error("a span is an object");
-  const parent = span.parentSpanId === undefined || span.parentSpanId === "" ? null : id(span.parentSpanId, ids, 8);
+  const parentId = span.parentSpanId;
+  const parent = parentId === undefined || (parentId as string | Uint8Array).length === 0 ? null : id(parentId, ids, 8);
   const statusObject = isObject(span.status) ? span.status : {};
   const message = typeof statusObject.message === "string" && statusObject.message !== "" ? statusObject.message : null;
   return {
@@ -91,11 +92,22 @@ const HEX = /^[0-9a-fA-F]*$/;
 
 /** An id as lower-case hex of exactly `bytes` bytes; anything else makes the span unreadable. */
 function id(value: unknown, encoding: IdEncoding, bytes: number): string {
-  if (typeof value !== "string") throw new Error("an id is a string");
-  const hex = encoding === "hex" && HEX.test(value) ? value.toLowerCase()
-    : Buffer.from(value, "base64").toString("hex");
+  let hex: string;
+  if (encoding === "bytes") {
+    if (!(value instanceof Uint8Array)) throw new Error("an id is bytes");
+    hex = Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex");
+  } else {
+    if (typeof value !== "string") throw new Error("an id is a string");
+    hex = HEX.test(value) ? value.toLowerCase() : Buffer.from(value, "base64").toString("hex");
+  }
   if (hex.length !== bytes * 2) throw new Error(`an id has ${bytes} bytes`);
   return hex;
+}
+
+/** A 64-bit integer as protobufjs decodes it (a `Long`: two 32-bit halves), or null for anything else. */
+function longParts(value: unknown): { low: number; high: number } | null {
+  if (!isObject(value) || typeof value.low !== "number" || typeof value.high !== "number") return null;
+  return { low: value.low, high: value.high };
 }
 
 function enumName(value: unknown, names: string[], what: string): string {
@@ -112,6 +124,9 @@ function nanos(value: unknown): bigint {
   if (value === undefined || value === null) return 0n;
   if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
   if (typeof value === "string" && /^\d{1,20}$/.test(value)) return BigInt(value);
+  // fixed64: unsigned.
+  const long = longParts(value);
+  if (long) return (BigInt(long.high >>> 0) << 32n) | BigInt(long.low >>> 0);
   throw new Error("a time is a count of nanoseconds");
 }
 
@@ -130,13 +145,21 @@ function anyValue(value: unknown, depth: number): unknown {
   if (!isObject(value)) return null;
   if ("stringValue" in value) return String(value.stringValue);
   if ("boolValue" in value) return Boolean(value.boolValue);
-  if ("intValue" in value) return Number(value.intValue);
+  if ("intValue" in value) {
+    // int64: signed, its high half too. Past 2^53 a number is as near as it can be, as JSON text would give it.
+    const long = longParts(value.intValue);
+    return long ? long.high * 2 ** 32 + (long.low >>> 0) : Number(value.intValue);
+  }
   if ("doubleValue" in value) return Number(value.doubleValue);
   if ("arrayValue" in value) {
     const values = isObject(value.arrayValue) && Array.isArray(value.arrayValue.values) ? value.arrayValue.values : [];
     return values.map((item) => anyValue(item, depth + 1));
   }
   if ("kvlistValue" in value) return keyValues(isObject(value.kvlistValue) ? value.kvlistValue.values : [], depth);
-  if ("bytesValue" in value) return String(value.bytesValue);
+  if ("bytesValue" in value) {
+    const bytes = value.bytesValue;
+    if (!(bytes instanceof Uint8Array)) return String(bytes);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+  }
   return null;
 }

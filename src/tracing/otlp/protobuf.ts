@@ -37,11 +37,13 @@ const Status = protobuf.Root.fromJSON({
 
 /**
  * An `ExportTraceServiceRequest` in protobuf as the plain object OTLP/JSON spells it, except that ids and other
- * bytes are base64 (OTLP/JSON writes ids in hex). Throws on bytes that are not such a message.
+ * bytes stay bytes (Buffers) and 64-bit integers stay `Long`s (`{low, high}`), as decoded: OTLP/JSON writes them as
+ * hex and decimal text, which the request's reader would only parse again. Throws on bytes that are not such a
+ * message.
  */
 export function decodeExportRequest(bytes: Uint8Array): Record<string, unknown> {
   const message = ExportTraceServiceRequest.decode(bytes);
-  return ExportTraceServiceRequest.toObject(message, { longs: String, bytes: String, enums: Number });
+  return ExportTraceServiceRequest.toObject(message, { enums: Number });
 }
 
 /** A protobuf `ExportTraceServiceResponse`; with `partialSuccess` when some spans were refused. */
