@@ -10,6 +10,7 @@ import type { Span } from "./span.ts";
 
 const TYPES_WITH_COSTS = new Set(["embedding", "query", "completion", "chat", "rerank"]);
 type Vector = { prompt: number; completion: number; total: number };
+const SUMMED = ["tokens", "costs"];
 
 const metricsOf = (span: Span): Record<string, Record<string, any>> => span.attributes.ag.metrics;
 const numberOr0 = (value: unknown) => (typeof value === "number" && Number.isFinite(value) ? value : 0);
@@ -17,8 +18,12 @@ const vector = (value: unknown): Vector => {
   const v = isObject(value) ? value : {};
   return { prompt: numberOr0(v.prompt), completion: numberOr0(v.completion), total: numberOr0(v.total) };
 };
-const add = (a: Vector, b: Vector): Vector =>
-  ({ prompt: a.prompt + b.prompt, completion: a.completion + b.completion, total: a.total + b.total });
+const addTo = (total: Vector, value: unknown) => {
+  if (!isObject(value)) return;
+  total.prompt += numberOr0(value.prompt);
+  total.completion += numberOr0(value.completion);
+  total.total += numberOr0(value.total);
+};
 const isZero = (v: Vector) => v.prompt === 0 && v.completion === 0 && v.total === 0;
 
 /** The batch's spans with trace types, costs, cumulative metrics and root identities set (in place). */
@@ -53,43 +58,35 @@ function computeCosts(span: Span): void {
   metricsOf(span).costs!.incremental = { prompt: cost[0], completion: cost[1], total: cost[0] + cost[1] };
 }
 
+const NO_SPANS: Span[] = [];
+
 /** Cumulative tokens, costs and errors: a span's own plus its children's cumulative, from the leaves up. */
 function cumulate(group: Span[]): void {
-  const ids = new Set(group.map((span) => span.span_id));
+  // One span an id: the last, which is the one stored (spans.ts).
+  const byId = new Map<string, Span>();
+  for (const span of group) byId.set(span.span_id, span);
   const children = new Map<string, Span[]>();
-  for (const span of group) {
-    if (span.parent_id === null || !ids.has(span.parent_id)) continue;
-    const list = children.get(span.parent_id);
-    if (list) list.push(span);
-    else children.set(span.parent_id, [span]);
-  }
-  // Iterative post-order (a deep trace must not exhaust the stack); a span whose parent is not in the batch
-  // sums its own subtree.
-  const roots = group.filter((span) => span.parent_id === null || !ids.has(span.parent_id));
-  const done = new Set<string>();
-  const stack = roots.map((span) => ({ span, expanded: false }));
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    if (done.has(top.span.span_id)) {
-      stack.pop();
-      continue;
+  const order: Span[] = [];
+  for (const span of byId.values()) {
+    const parent = span.parent_id;
+    if (parent === null || !byId.has(parent)) order.push(span);
+    else {
+      const list = children.get(parent);
+      if (list) list.push(span);
+      else children.set(parent, [span]);
     }
-    if (!top.expanded) {
-      top.expanded = true;
-      for (const child of children.get(top.span.span_id) ?? []) stack.push({ span: child, expanded: false });
-      continue;
-    }
-    stack.pop();
-    done.add(top.span.span_id);
-    sum(top.span, children.get(top.span.span_id) ?? []);
   }
+  // Breadth first from the roots (a span whose parent is not in the batch sums its own subtree; spans in a cycle
+  // are reached from none and left as they are), then summed from the last: children before their parents.
+  for (let i = 0; i < order.length; i++) for (const kid of children.get(order[i]!.span_id) ?? NO_SPANS) order.push(kid);
+  for (let i = order.length - 1; i >= 0; i--) sum(order[i]!, children.get(order[i]!.span_id) ?? NO_SPANS);
 }
 
 function sum(span: Span, kids: Span[]): void {
   const metrics = metricsOf(span);
-  for (const name of ["tokens", "costs"]) {
-    let total = vector(metrics[name]?.incremental);
-    for (const kid of kids) total = add(total, vector(metricsOf(kid)[name]?.cumulative));
+  for (const name of SUMMED) {
+    const total = vector(metrics[name]?.incremental);
+    for (const kid of kids) addTo(total, metricsOf(kid)[name]?.cumulative);
     if (!isZero(total)) metrics[name]!.cumulative = total;
   }
   let errors = numberOr0(metrics.errors?.incremental);

@@ -70,12 +70,21 @@ export const traceIdHex = (uuid: string) => uuid.replaceAll("-", "");
 /** The 16 hex digits of a stored span id (what the reference answers). */
 export const spanIdHex = (uuid: string) => uuid.replaceAll("-", "").slice(16);
 
+/** The last second `isoFromNanos` wrote, and its text up to the fraction: a batch's times fall in few seconds. */
+let second = NaN;
+let secondText = "";
+
 /** Nanoseconds since the epoch as ISO 8601 with microseconds (what timestamptz keeps). */
 export function isoFromNanos(ns: bigint): string {
   const micros = ns / 1000n;
-  // Exact as a number until the year 287396; BigInt arithmetic on every span's times cost more than the date.
+  // Number arithmetic while the count is exact as a number (until 2255); BigInt's costs more than the date.
   const m = Number(micros);
-  const rest = Number.isSafeInteger(m) ? m % 1000 : Number(micros % 1000n);
-  const ms = Number.isSafeInteger(m) ? (m - rest) / 1000 : Number(micros / 1000n);
-  return `${new Date(ms).toISOString().slice(0, -1)}${String(rest).padStart(3, "0")}Z`;
+  const safe = Number.isSafeInteger(m);
+  const s = safe ? Math.floor(m / 1e6) : Number(micros / 1_000_000n);
+  const rest = safe ? m - s * 1e6 : Number(micros % 1_000_000n);
+  if (s !== second) {
+    secondText = new Date(s * 1000).toISOString().slice(0, -4);
+    second = s;
+  }
+  return `${secondText}${String(rest).padStart(6, "0")}Z`;
 }

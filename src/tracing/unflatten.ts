@@ -1,13 +1,13 @@
 import { setOwn } from "./own-property.ts";
 
 /**
- * Dotted keys as nested objects, as the reference's `unmarshall_attributes` does: `{"a.b": 1, "a.c.0": 2}` is
- * `{a: {b: 1, c: [2]}}` (a numeric part makes an array). A key that meets a value already set at one of its
- * prefixes is left out, as there.
+ * Dotted keys as nested objects, as the reference's `unmarshall_attributes` does: `a.b` → 1 and `a.c.0` → 2 make
+ * `{a: {b: 1, c: [2]}}` (a numeric part makes an array). Keys are taken in the Map's order: one that meets a value
+ * already set at one of its prefixes is left out, as there.
  */
-export function unflatten(flat: Record<string, unknown>): Record<string, unknown> {
+export function unflatten(flat: Map<string, unknown>): Record<string, unknown> {
   const root: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(flat)) {
+  for (const [key, value] of flat) {
     const parts = key.split(".");
     let current: unknown = root;
     for (let i = 0; i < parts.length; i++) {

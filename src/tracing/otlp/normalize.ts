@@ -27,6 +27,7 @@ const METRIC_RENAMES: [string, string][] = [
   ["acc.costs.", "costs.cumulative."], ["unit.costs.", "costs.incremental."],
   ["acc.tokens.", "tokens.cumulative."], ["unit.tokens.", "tokens.incremental."],
 ];
+const RENAMED_METRIC = /(?:acc|unit)\.(?:costs|tokens)\./;
 
 /** `@ag.type=json:<json>` is the JSON value, `@ag.type=none:` is null; anything else is itself. */
 export function decodeValue(value: unknown): unknown {
@@ -40,38 +41,72 @@ export function decodeValue(value: unknown): unknown {
   }
 }
 
-/** The span as stored, its trace type still unknown (the batch decides it: rollup.ts). */
-export function normalizeSpan(otel: OtelSpan): Span {
-  const attributes: Record<string, unknown> = { ...otel.attributes };
-  const features: Record<string, Record<string, unknown>> = {};
-  for (const [key, value] of Object.entries(agAttributes(otel.attributes))) {
+/**
+ * The span's attributes, flat, its `ag.*` namespaces decoded: `ag.refs.*` also as `ag.references.*`, legacy
+ * reference keys renamed, `ag.type.node` as `ag.type.span`, metrics under their incremental and cumulative names.
+ * A Map, in the order the keys are unflattened in (dotted keys meeting at a prefix resolve in that order).
+ */
+function decodedAttributes(given: Record<string, unknown>): Map<string, unknown> {
+  const attributes = new Map(Object.entries(given));
+  const features = new Map<string, [key: string, rest: string, value: unknown][]>();
+  const ag = agAttributes(given);
+  for (const key of Object.keys(ag)) {
     const dot = key.startsWith("ag.") ? key.indexOf(".", 3) : -1;
     const feature = dot > 3 ? key.slice(3, dot) : "";
-    if (NAMESPACES.has(feature)) setOwn((features[feature] ??= {}), key.slice(dot + 1), decodeValue(value));
+    if (!NAMESPACES.has(feature)) continue;
+    const entry: [string, string, unknown] = [key, key.slice(dot + 1), decodeValue(ag[key])];
+    const list = features.get(feature);
+    if (list) list.push(entry);
+    else features.set(feature, [entry]);
   }
+  for (const list of features.values()) if (list.some(([, rest]) => isArrayIndex(rest))) list.sort(byIndexFirst);
   for (const feature of ["data", "flags", "meta", "session", "user", "agent"]) {
-    for (const [key, value] of Object.entries(features[feature] ?? {})) attributes[`ag.${feature}.${key}`] = value;
+    for (const [key, , value] of features.get(feature) ?? []) attributes.set(key, value);
   }
-  for (const [key, value] of Object.entries(features.refs ?? {})) attributes[`ag.references.${key}`] = value;
+  for (const [, rest, value] of features.get("refs") ?? []) attributes.set(`ag.references.${rest}`, value);
   for (const [old, now] of LEGACY_REFERENCES) {
-    if (old in attributes) {
-      attributes[now] = attributes[old];
-      delete attributes[old];
+    if (attributes.has(old)) {
+      attributes.set(now, attributes.get(old));
+      attributes.delete(old);
     }
   }
-  for (const [key, value] of Object.entries(features.type ?? {})) {
-    delete attributes[`ag.type.${key}`];
-    if (key === "node") attributes["ag.type.span"] = typeof value === "string" ? value.toLowerCase() : null;
+  for (const [key, rest, value] of features.get("type") ?? []) {
+    attributes.delete(key);
+    if (rest === "node") attributes.set("ag.type.span", typeof value === "string" ? value.toLowerCase() : null);
   }
-  for (const [key, value] of Object.entries(features.metrics ?? {})) {
-    delete attributes[`ag.metrics.${key}`];
-    const renamed = METRIC_RENAMES.reduce((k, [from, to]) => k.replaceAll(from, to), key);
-    if (key !== "acc.duration.total") attributes[`ag.metrics.${renamed}`] = value;
+  for (const [key, rest, value] of features.get("metrics") ?? []) {
+    attributes.delete(key);
+    const renamed = RENAMED_METRIC.test(rest) ? METRIC_RENAMES.reduce((k, [from, to]) => k.replaceAll(from, to), rest) : rest;
+    if (rest !== "acc.duration.total") attributes.set(`ag.metrics.${renamed}`, value);
   }
+  return attributes;
+}
 
+/** Whether a key is one a JavaScript object enumerates first (the namespaces were objects: their order is kept). */
+const isArrayIndex = (key: string) => /^(?:0|[1-9]\d*)$/.test(key) && Number(key) < 2 ** 32 - 1;
+/** Array-index keys first, ascending, then the others in their order (a stable sort), as an object holds them. */
+const byIndexFirst = ([, a]: [string, string, unknown], [, b]: [string, string, unknown]) =>
+  isArrayIndex(a) ? (isArrayIndex(b) ? Number(a) - Number(b) : -1) : isArrayIndex(b) ? 1 : 0;
+
+/**
+ * Whether attributes may unflatten and clean into a value nested past the limit: not when every value is a scalar
+ * and every key too short to have that many parts (cleaning nests a value at most two levels deeper).
+ */
+function mayNestTooDeep(attributes: Map<string, unknown>): boolean {
+  for (const [key, value] of attributes) {
+    if ((typeof value === "object" && value !== null) || key.length >= 2 * (MAX_JSON_DEPTH - 3)) return true;
+  }
+  return false;
+}
+
+/** The span as stored, its trace type still unknown (the batch decides it: rollup.ts). */
+export function normalizeSpan(otel: OtelSpan): Span {
+  const attributes = decodedAttributes(otel.attributes);
   const cleaned = cleanAgAttributes(unflatten(attributes));
   // Storing walks the value recursively: a span nested past the limit (by dotted keys or a JSON value) is refused.
-  if (tooDeep(cleaned)) throw new Error(`attributes are nested deeper than ${MAX_JSON_DEPTH} levels`);
+  if (mayNestTooDeep(attributes) && tooDeep(cleaned)) {
+    throw new Error(`attributes are nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   const ag = cleaned.ag as Record<string, any>;
   const metrics = ag.metrics as Record<string, Record<string, unknown>>;
   const startMicros = otel.startNs / 1000n;
