@@ -100,36 +100,45 @@ export class TraceWriter {
     this.#records = [];
     this.#lines = 0;
     if (batch.length > 0 || records.length > 0) {
-      this.#writing = this.#writing.then(() => this.#write([...this.#linesOf(records), ...batch]));
+      this.#writing = this.#writing.then(() => this.#write(this.#units(records, batch)));
     }
     return this.#writing;
   }
 
-  #linesOf(records: [Scope, InvocationRecord][]): string[] {
-    return records.flatMap(([scope, record]) => {
+  /**
+   * A batch's units, each added trace's lines (built only as the piece that holds it is written: 200 traces' lines
+   * took 3.8 ms at once), then each line of the blocks added as text.
+   */
+  *#units(records: [Scope, InvocationRecord][], batch: (string | Buffer)[]): Generator<string | Buffer> {
+    for (const [scope, record] of records) {
+      let line: string;
       try {
-        return [traceLine(scope, record)];
+        line = traceLine(scope, record);
       } catch (error) {
         this.#onError(Object.assign(error as object, { traceId: record.traceId, projectId: scope.projectId }));
-        return [];
+        continue;
       }
-    });
+      yield line;
+    }
+    yield* unitsOf(batch);
   }
 
-  async #write(batch: (string | Buffer)[]): Promise<void> {
-    if (this.#db.driver !== "pglite") return this.#writePiece(batch);
+  async #write(units: Generator<string | Buffer>): Promise<void> {
+    if (this.#db.driver !== "pglite") return this.#writePiece([...units]);
     let size = FIRST_PIECE;
     let piece: (string | Buffer)[] = [];
-    for (const unit of unitsOf(batch)) {
+    let started = performance.now();
+    for (const unit of units) {
       piece.push(unit);
       if (piece.length < size) continue;
-      const started = performance.now();
       await this.#writePiece(piece);
-      // The next piece is sized from this one's time: spans vary from a few hundred bytes to many KB.
+      // The next piece is sized from this one's time (its lines built and written): spans vary from a few hundred
+      // bytes to many KB.
       const took = Math.max(performance.now() - started, 0.1);
       size = Math.max(1, Math.min(MAX_PIECE, Math.round((size * PIECE_MS) / took)));
       piece = [];
       await new Promise((resolve) => setImmediate(resolve));
+      started = performance.now();
     }
     if (piece.length) await this.#writePiece(piece);
   }
