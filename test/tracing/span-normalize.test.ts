@@ -12,7 +12,8 @@ const otel = (spanId: string, parentId: string | null, attributes: Record<string
   endNs: 1_700_000_000_500_000_000n, statusCode: "STATUS_CODE_UNSET", statusMessage: null, attributes, events: [],
   links: null,
 });
-const tokens = (prompt: number) => ({ "ag.metrics.unit.tokens.prompt": prompt, "ag.metrics.unit.tokens.total": prompt });
+const tokens = (prompt: number) =>
+  ({ "ag.metrics.unit.tokens.prompt": prompt, "ag.metrics.unit.tokens.total": prompt });
 
 describe("span times", () => {
   it("are ISO 8601 with microseconds, in any order of seconds and past 2255", () => {

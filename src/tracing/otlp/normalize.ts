@@ -76,7 +76,7 @@ function decodedAttributes(given: Record<string, unknown>): Map<string, unknown>
   }
   for (const [key, rest, value] of features.get("metrics") ?? []) {
     attributes.delete(key);
-    const renamed = RENAMED_METRIC.test(rest) ? METRIC_RENAMES.reduce((k, [from, to]) => k.replaceAll(from, to), rest) : rest;
+    const renamed = RENAMED_METRIC.test(rest) ? METRIC_RENAMES.reduce((k, [f, t]) => k.replaceAll(f, t), rest) : rest;
     if (rest !== "acc.duration.total") attributes.set(`ag.metrics.${renamed}`, value);
   }
   return attributes;
