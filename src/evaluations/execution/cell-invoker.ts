@@ -1,7 +1,7 @@
 import { SHARE_ENV, Worker } from "node:worker_threads";
+import { THREAD_IDLE_MS } from "../../job-threads.ts";
 import type { SandboxPool } from "../../runtime/code/sandbox-pool.ts";
 import { WorkflowError } from "../../runtime/errors.ts";
-import { THREAD_IDLE_MS } from "../../job-threads.ts";
 import type { TraceWriter } from "../../traces/trace-writer.ts";
 import type { BatchCells, BatchWork } from "./batch-cells.ts";
 import type { FromCellThread, SandboxOutcome, ToCellThread } from "./cell-messages.ts";

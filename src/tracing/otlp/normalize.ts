@@ -8,7 +8,6 @@
 
 import { MAX_JSON_DEPTH, tooDeep } from "../../json-depth.ts";
 import { cleanAgAttributes, isObject } from "../ag-attributes.ts";
-import { setOwn } from "../own-property.ts";
 import { isoFromNanos, spanIdToUuid, traceIdToUuid, type Span, type SpanReference } from "../span.ts";
 import { unflatten } from "../unflatten.ts";
 import { agAttributes } from "./adapters/conventions.ts";
