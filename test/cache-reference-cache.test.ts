@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ReferenceCache } from "../src/cache/reference-cache.ts";
+import { openPostgres } from "../src/db/postgres-driver.ts";
 
 const A = "project-a";
 const B = "project-b";
@@ -74,5 +75,39 @@ describe("the reference cache", () => {
     expect(cache.get(A, "n", "k")).toBeUndefined();
     expect(cache.get(B, "n", "k")).toBeUndefined();
     expect(cache.size).toBe(0);
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("reference caches of two processes (PostgreSQL)", () => {
+  it("forget what the other's write changed, and keep what was read after their own write", async () => {
+    const db = await openPostgres(process.env.DATABASE_URL!);
+    // What `here` tells the others, to be sent again later: a notice comes back to its sender too, at any time.
+    const sent: string[] = [];
+    const hereDb = Object.assign(Object.create(db), {
+      notify: (channel: string, payload: string) => (sent.push(payload), db.notify(channel, payload)),
+    });
+    const [here, there] = [new ReferenceCache(), new ReferenceCache()];
+    const stops = [await here.connect(hereDb), await there.connect(db)];
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 300 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    };
+    try {
+      here.set(A, "n", "k", "old", here.generation(A));
+      await there.invalidate(A);
+      await until(() => here.get(A, "n", "k") === undefined);
+      expect(here.get(A, "n", "k")).toBeUndefined();
+
+      there.set(A, "n", "k", "there", there.generation(A));
+      await here.invalidate(A);
+      here.set(A, "n", "k", "new", here.generation(A));
+      await db.notify("tessera_changes", sent[0]!); // its own notice, arriving after the read that followed the write
+      await until(() => there.get(A, "n", "k") === undefined);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(there.get(A, "n", "k")).toBeUndefined();
+      expect(here.get(A, "n", "k")).toBe("new");
+    } finally {
+      for (const stop of stops) await stop();
+      await db.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Database } from "../db/database.ts";
 import { forgetApiKeys, KEYS_REVOKED, pauseApiKeyCache } from "../accounts/api-keys.ts";
 
@@ -36,6 +37,8 @@ export interface CacheLog {
  */
 
 export class ReferenceCache {
+  /** Names this cache in its change notices. */
+  readonly #origin = randomUUID();
   readonly #projects = new Map<string, ProjectEntries>();
   readonly #maxEntries: number;
   #size = 0;
@@ -79,10 +82,14 @@ export class ReferenceCache {
     return this.#size;
   }
 
-  /** After a write in `projectId`: forget here, and tell the other processes. */
+  /**
+   * After a write in `projectId`: forget here, and tell the other processes. The notice names this cache, which
+   * ignores its own when it comes back: arriving after a read that followed the write, it made that read's
+   * resolution be read once more.
+   */
   async invalidate(projectId: string): Promise<void> {
     this.#forget(projectId);
-    if (this.#db?.driver === "postgres") await this.#db.notify(CHANNEL, projectId).catch(() => {});
+    if (this.#db?.driver === "postgres") await this.#db.notify(CHANNEL, `${projectId} ${this.#origin}`).catch(() => {});
   }
 
   /** Forgets every cached resolution and accepted API key (the change feed may have missed something). */
@@ -108,7 +115,11 @@ export class ReferenceCache {
     this.#db = db;
     const sweep = setInterval(() => this.expire(), Math.max(10, this.#maxAgeMs / 10)).unref();
     if (db.driver !== "postgres") return async () => clearInterval(sweep);
-    const stop = await db.listen(CHANNEL, (payload) => (payload === KEYS_REVOKED ? forgetApiKeys() : this.#forget(payload)), {
+    const stop = await db.listen(CHANNEL, (payload) => {
+      const [projectId = "", origin] = payload.split(" ");
+      if (payload === KEYS_REVOKED) forgetApiKeys();
+      else if (origin !== this.#origin) this.#forget(projectId);
+    }, {
       lost: (error) => {
         this.#listening(false);
         log?.warn({ err: error }, "lost the database change listener: caches cleared, reconnecting");
