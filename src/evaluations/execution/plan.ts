@@ -27,7 +27,7 @@ const PLAN_ROWS = 1000;
 const PLAN_CHUNK = 5000;
 /**
  * Testcases the plan's first transaction plans: its batches start when it commits. At `PLAN_CHUNK`, a 10,000-testcase
- * run's first batch started 250 ms after the run was created, with a core idle meanwhile; at this size, 60 ms.
+ * run's first batch started 246–294 ms after the run was created, with a core idle meanwhile; at this size, 78–156 ms.
  */
 const FIRST_PLAN_CHUNK = 1000;
 /** Leaves looked at a transaction: a linked leaf writes one row, so a re-run links many a transaction. */
