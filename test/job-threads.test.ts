@@ -24,7 +24,9 @@ function read(threads: JobThreads<Job, FromExportThread>) {
     const { id, thread } = threads.add({ reject, done: () => resolve(thread.worker) });
     const span = { traceId: randomHex(16), spanId: randomHex(8), name: "s", start: nanos(), end: nanos(1) };
     const body = exportRequest([{ ...span, attributes: attributes({ "ag.type.node": "task" }) }]);
-    const message: ToExportThread = { job: id, body, protobuf: true, maxInflated: 1 << 20, scope, copyBytes: undefined };
+    const message: ToExportThread = {
+      job: id, body, protobuf: true, maxInflated: 1 << 20, scope, copyBytes: undefined,
+    };
     thread.worker.postMessage(message);
   });
 }

@@ -73,7 +73,10 @@ export class ReferenceCache {
   /** The generation to pass to `set` for a value read now (a concurrent write makes it stale). */
   generation(projectId: string): number {
     let project = this.#projects.get(projectId);
-    if (!project) this.#projects.set(projectId, (project = { generation: ++this.#clock, since: Date.now(), namespaces: new Map(), size: 0 }));
+    if (!project) {
+      project = { generation: ++this.#clock, since: Date.now(), namespaces: new Map(), size: 0 };
+      this.#projects.set(projectId, project);
+    }
     return project.generation;
   }
 
