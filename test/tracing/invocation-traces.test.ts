@@ -4,6 +4,7 @@ import { jsonbText } from "../../src/db/jsonb-text.ts";
 import { migrate } from "../../src/db/migrate.ts";
 import { findTrace } from "../../src/traces/traces.ts";
 import { emptyDatabase } from "../support/empty-database.ts";
+import { startTestServer } from "../support/server.ts";
 import { randomHex } from "./otlp-support.ts";
 
 const NUL = "\u0000";
@@ -28,7 +29,7 @@ describe("migration 028: invocation rows become spans", () => {
       // Back to the schema before 028, with rows as the previous writer stored them.
       await db.query("DELETE FROM schema_migrations WHERE version = '028_invocation_spans'");
       await db.query("DROP VIEW traces");
-      await db.query("DROP INDEX spans_root_trace_hex");
+      await db.query("DROP INDEX IF EXISTS spans_root_trace_hex");
       await db.query(OLD_TABLE);
 
       const [traceId, rootId, taskId, callId] = [randomHex(16), randomHex(8), randomHex(8), randomHex(8)];
@@ -101,6 +102,29 @@ describe("migration 028: invocation rows become spans", () => {
       expect(row).toEqual({ outputs: "Santiago", latency_ms: 42.5, usage, status: { code: 200 } });
     } finally {
       await empty.dispose();
+    }
+  });
+});
+
+describe("migration 034: the view finds a root span through the spans' key", () => {
+  it("by the trace's id in lowercase hex, as results name it; other texts find nothing, raising nothing", async () => {
+    const server = await startTestServer();
+    try {
+      const p = await server.project();
+      const traceId = randomHex(16);
+      const span = { trace_id: traceId, span_id: randomHex(8), span_name: "root", start_time: "2026-01-02T03:04:05Z",
+        end_time: "2026-01-02T03:04:06Z", attributes: { ag: { data: { outputs: "found" } } } };
+      await p.ok("POST", "/tracing/spans/ingest", { spans: [span] }, 202);
+      const find = async (id: string | null) => (await server.db.query<{ outputs: unknown }>(
+        "SELECT outputs FROM traces WHERE project_id = $1 AND trace_uuid = trace_uuid($2)", [p.id, id],
+      )).map((row) => row.outputs);
+      expect(await find(traceId)).toEqual(["found"]);
+      const dashed = traceId.replace(/^(.{8})(.{4})(.{4})(.{4})/, "$1-$2-$3-$4-");
+      for (const other of [traceId.toUpperCase(), dashed, traceId.slice(1), "not a trace id", "", null]) {
+        expect(await find(other)).toEqual([]);
+      }
+    } finally {
+      await server.close();
     }
   });
 });

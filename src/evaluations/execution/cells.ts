@@ -53,7 +53,7 @@ export async function earlierResults(
        SELECT testcase_id, status, trace_id, error FROM evaluation_results
        WHERE project_id = $1 AND hash_id = h.hash_id AND status = 'success'
        ORDER BY created_at DESC LIMIT 1) r
-     LEFT JOIN traces t ON t.project_id = $1 AND t.trace_id = r.trace_id`,
+     LEFT JOIN traces t ON t.project_id = $1 AND t.trace_uuid = trace_uuid(r.trace_id)`,
     [projectId, [...new Set(hashes)]],
   );
   let rows = await lookup();

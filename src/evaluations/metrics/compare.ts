@@ -119,7 +119,8 @@ async function traceOutputs(db: Queryable, projectId: string, traceIds: string[]
   const ids = [...new Set(traceIds)];
   for (let i = 0; i < ids.length; i += 5000) {
     const rows = await db.query<{ trace_id: string; outputs: unknown }>(
-      "SELECT trace_id, outputs FROM traces WHERE project_id = $1 AND trace_id = ANY($2::text[])",
+      `SELECT trace_id, outputs FROM traces
+       WHERE project_id = $1 AND trace_uuid = ANY(ARRAY(SELECT trace_uuid(id) FROM unnest($2::text[]) AS id))`,
       [projectId, ids.slice(i, i + 5000)],
     );
     for (const r of rows) out.set(r.trace_id, r.outputs);

@@ -121,7 +121,8 @@ async function batchMetrics(db: Queryable, runId: string, inputKeys: string[]) {
 
 const withTraces = (results: string) =>
   `SELECT r.id, r.scenario_id, r.step_key, r.status, r.error, t.outputs, t.latency_ms, t.usage
-   FROM (${results}) r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_id = r.trace_id ORDER BY r.id`;
+   FROM (${results}) r LEFT JOIN traces t ON t.project_id = r.project_id AND t.trace_uuid = trace_uuid(r.trace_id)
+   ORDER BY r.id`;
 const COLUMNS = "id, project_id, scenario_id, step_key, status, error, trace_id";
 
 /**

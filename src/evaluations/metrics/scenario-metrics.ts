@@ -73,7 +73,7 @@ export async function refreshScenarioMetrics(
          WHERE scenario_id = s.id AND project_id = $1 OFFSET 0) r
        LEFT JOIN LATERAL (
          SELECT outputs, latency_ms, usage FROM traces
-         WHERE project_id = $1 AND trace_id = r.trace_id LIMIT 1) t ON true
+         WHERE project_id = $1 AND trace_uuid = trace_uuid(r.trace_id) LIMIT 1) t ON true
        ORDER BY r.id`,
       [scope.projectId, held.map((h) => h.scenario_id)],
     );

@@ -187,9 +187,9 @@ export async function addTraces(
   await assertOpenRuns(tx, scope, [found.run.id as string]);
   const unique = [...new Set(traceIds.map(hexOf))];
   const known = new Set((await tx.query<{ id: string }>(
-    `SELECT replace(trace_id::text, '-', '') AS id FROM spans WHERE project_id = $1 AND trace_id = ANY($2::uuid[])
-     UNION SELECT trace_id FROM traces WHERE project_id = $1 AND trace_id = ANY($3::text[])`,
-    [scope.projectId, unique, unique],
+    `SELECT DISTINCT replace(trace_id::text, '-', '') AS id FROM spans
+     WHERE project_id = $1 AND trace_id = ANY($2::uuid[])`,
+    [scope.projectId, unique],
   )).map((r) => r.id));
   const missing = unique.filter((id) => !known.has(id));
   if (missing.length) throw tracesNotFound(missing);
