@@ -12,7 +12,8 @@ export function AnnotateRun(props: { run: Run }) {
     const answer = await api<{ queue?: Queue | null }>("GET", path, undefined, { signal });
     return answer.queue ?? null;
   }, [props.run.id, human]);
-  if (!human) return null;
+  // Shown once its queue is known: a click before that would open the list of queues instead of the run's.
+  if (!human || (queue.loading && queue.data === undefined)) return null;
   const href = queue.data ? `/annotations/${queue.data.id}` : "/annotations?all=1";
   return <Link class="button-link" href={href}>Annotate</Link>;
 }
