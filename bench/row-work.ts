@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { readRows } from "../src/testsets/import.ts";
 import { DedupIds } from "../src/testsets/testcase-id.ts";
-import { identifyTestcase } from "../src/testsets/testcases.ts";
+import { PackedIds, pendTestcase } from "../src/testsets/testcases.ts";
 
 /**
  * The upload's work per row without a database or HTTP (`node bench/row-work.ts <csv file>`): the
@@ -10,10 +10,11 @@ import { identifyTestcase } from "../src/testsets/testcases.ts";
  */
 const testsetId = "01900000-0000-7000-8000-000000000000";
 const dedup = new DedupIds();
+const ids = new PackedIds();
 const started = performance.now();
 let rows = 0;
 for await (const row of readRows(createReadStream(process.argv[2]), "csv")) {
-  identifyTestcase(row, testsetId, dedup);
+  pendTestcase(row, testsetId, dedup, ids);
   rows++;
 }
 process.stdout.write(JSON.stringify({ rows, ms: performance.now() - started }));

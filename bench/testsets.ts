@@ -67,7 +67,7 @@ export async function uploadLine(api: Api, server: Child, rows: number, dbLabel:
     ratio,
     target: `≥ ${target}, RSS < 1 GB`,
     met: ok,
-    note: `${(up.ms / 1000).toFixed(1)} s for a ${mb(up.fileBytes)} file; the upload's answer was ${mb(up.responseBytes)}. Baseline: \`COPY … FROM STDIN (FORMAT csv)\` via pg-copy-streams into a plain 3-column table on the local PostgreSQL, ${(base.ms / 1000).toFixed(1)} s. The per-row work alone on one core — the server's CSV parsing, canonical JSON and two SHA-256 hashes of every row, no database (bench/row-work.ts) — took ${(work.ms / 1000).toFixed(1)} s: ${fmtRate(perSecond(work.rows, work.ms), "rows")}, ${(perSecond(work.rows, work.ms) / baseRate).toFixed(2)} of the baseline. The server does that work on its upload threads (TESSERA_UPLOAD_WORKERS, one upload a thread) while the file arrives, and stores the rows once the whole file is read and valid.`,
+    note: `${(up.ms / 1000).toFixed(1)} s for a ${mb(up.fileBytes)} file; the upload's answer was ${mb(up.responseBytes)}. Baseline: \`COPY … FROM STDIN (FORMAT csv)\` via pg-copy-streams into a plain 3-column table on the local PostgreSQL, ${(base.ms / 1000).toFixed(1)} s. The per-row work alone on one core — the server's CSV parsing, canonical JSON and two SHA-256 hashes of every row, no database (bench/row-work.ts) — took ${(work.ms / 1000).toFixed(1)} s: ${fmtRate(perSecond(work.rows, work.ms), "rows")}, ${(perSecond(work.rows, work.ms) / baseRate).toFixed(2)} of the baseline. The server does that work on its upload threads (TESSERA_UPLOAD_WORKERS; an upload's parsing on one, its identifying on another) while the file arrives, and stores the rows once the whole file is read and valid.`,
   };
 }
 

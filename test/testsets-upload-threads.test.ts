@@ -196,6 +196,42 @@ describe("upload threads", () => {
     }
   });
 
+  it("run an upload's parsing and identifying on one thread when the pool has one", async () => {
+    const single = new RowPool(1);
+    try {
+      const text = csvOf(records(4_500));
+      const blocks: ReturnType<typeof readable>[] = [];
+      const keep = async (block: RowBlock) => void blocks.push(readable(block));
+      const got = await single.identify(Readable.from(pieces(text)), "csv", OWNER, keep);
+      const before = await onThisThread(text, "csv", TESTSET);
+      expect(blocks).toEqual(before.blocks);
+      expect(Buffer.compare(got.ids.bytes, before.ids)).toBe(0);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it("stop parsing a file whose blocks cannot be kept, and go on serving the next uploads", async () => {
+    // Far more rows than are identified before the first blocks are full, and the parsing thread may run ahead of it.
+    const all = pieces(csvOf(records(120_000)), 64 * 1024);
+    let read = 0;
+    async function* file() {
+      for (const piece of all) {
+        read++;
+        yield piece;
+      }
+    }
+    let blocks = 0;
+    const refused = pool.identify(file(), "csv", OWNER, async () => {
+      if (++blocks === 3) throw new HttpError(507, "The upload's spool is full");
+    });
+    expect(await failure(refused)).toEqual({ status: 507, detail: "The upload's spool is full" });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(read).toBeLessThan(all.length / 2);
+    const small = csvOf(records(50));
+    expect((await onThreads(small, "csv", TESTSET)).blocks).toEqual((await onThisThread(small, "csv", TESTSET)).blocks);
+  });
+
   it("fail an upload whose body fails, and go on serving the next ones", async () => {
     async function* broken() {
       yield Buffer.from("q,a\n1,2\n");

@@ -22,24 +22,33 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * The canonical JSON of a flat-or-nested record without `key`, and a function giving it with `key`
- * set to a string: both from one serialisation of the other values (an upload names each row's
- * dedup id from the first and hashes the second).
+ * The canonical JSON of a flat-or-nested record without `key`, and where in that text `key`'s field goes (`at`, for
+ * `canonicalWith`): both from one serialisation of the other values (an upload names each row's dedup id from the
+ * first and hashes the text with it). `with` gives the text with `key` set to a string.
  */
-export function canonicalWithout(record: Record<string, unknown>, key: string): { text: string; with(value: string): string } {
+export function canonicalWithout(
+  record: Record<string, unknown>, key: string,
+): { text: string; at: number; with(value: string): string } {
   const keys = Object.keys(record).filter((k) => k !== key && record[k] !== undefined).sort();
-  const parts = keys.map((k) => {
+  let text = "{";
+  let at = -1;
+  for (const k of keys) {
+    if (at === -1 && k > key) at = text.length;
     const v = record[k];
-    return `${JSON.stringify(k)}:${typeof v === "string" ? JSON.stringify(v) : canonicalJson(v)}`;
-  });
-  const at = keys.findIndex((k) => k > key);
-  const text = `{${parts.join(",")}}`;
-  return {
-    text,
-    with(value) {
-      const field = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
-      if (at === -1) return parts.length ? `${text.slice(0, -1)},${field}}` : `{${field}}`;
-      return `{${[...parts.slice(0, at), field, ...parts.slice(at)].join(",")}}`;
-    },
-  };
+    const value = typeof v === "string" ? JSON.stringify(v) : canonicalJson(v);
+    text += `${text.length > 1 ? "," : ""}${JSON.stringify(k)}:${value}`;
+  }
+  text += "}";
+  // A field that sorts first goes right after the brace (before any comma): its offset is that of the first key.
+  if (at === -1) at = text.length - 1;
+  else if (text[at] === ",") at++;
+  return { text, at, with: (value) => canonicalWith(text, at, key, value) };
+}
+
+/** `text` and `at` of `canonicalWithout` with `key` set to the string `value`, as `canonicalJson` would write it. */
+export function canonicalWith(text: string, at: number, key: string, value: string): string {
+  const field = `${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  if (text.length === 2) return `{${field}}`;
+  if (at === text.length - 1) return `${text.slice(0, at)},${field}}`;
+  return `${text.slice(0, at)}${field},${text.slice(at)}`;
 }

@@ -1,3 +1,4 @@
+import { MessageChannel } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
 import { type JobThread, JobThreads } from "../job-threads.ts";
 import { ColumnCounts } from "./columns.ts";
@@ -9,14 +10,15 @@ import { PackedIds } from "./testcases.ts";
 
 const THREAD_URL = new URL("./row-thread.ts", import.meta.url);
 
-/** An upload's rows as the thread identified them: packed ids in file order and the data columns counted. */
+/** An upload's rows as the threads identified them: packed ids in file order and the data columns counted. */
 export interface IdentifiedRows {
   ids: PackedIds;
   columns: ColumnCounts;
 }
 
+/** Either job of an upload (see row-thread.ts): the parse job reads `content`, the identify job answers the rows. */
 interface Job {
-  content: AsyncIterator<Uint8Array>;
+  content?: AsyncIterator<Uint8Array>;
   /** The spool's writes, chained: blocks reach it in the order the thread sent them. */
   writing: Promise<void>;
   onRows(block: RowBlock): Promise<void>;
@@ -28,8 +30,9 @@ type Thread = JobThread<Job>;
 
 /**
  * Threads that do an upload's row work (row-thread.ts): parsing, canonical JSON, the two hashes of each row and its
- * COPY line, off the thread that answers requests and (on the embedded database) runs every query. Concurrent uploads
- * go to different threads (`size` at most) and so use every core.
+ * COPY line, off the thread that answers requests and (on the embedded database) runs every query. An upload's
+ * parsing and its identifying go to two threads (`size` at most, shared by concurrent uploads), so one upload uses
+ * two cores.
  */
 export class RowPool {
   readonly #threads: JobThreads<Job, FromRowThread>;
@@ -37,6 +40,7 @@ export class RowPool {
   constructor(size: number) {
     this.#threads = new JobThreads(THREAD_URL, size, "An upload thread", (thread, job, message) => {
       if (message.type === "more") void feed(thread, message.job, job);
+      else if (message.type === "parsed") thread.jobs.delete(message.job);
       else if (message.type === "rows") {
         const { range, copy, rows, claimed } = message;
         job.writing = job.writing.then(() => job.onRows({ range, copy, rows, claimed }));
@@ -46,9 +50,7 @@ export class RowPool {
         job.writing.then(() => job.resolve(rows), () => {});
       } else {
         const { status, detail } = message;
-        const error = status === null ? new Error(message.message) : new HttpError(status, detail);
-        // The spool's last writes end before the caller closes it.
-        job.writing.finally(() => job.reject(error)).catch(() => {});
+        job.reject(status === null ? new Error(message.message) : new HttpError(status, detail));
       }
     });
   }
@@ -61,18 +63,34 @@ export class RowPool {
     content: AsyncIterable<Uint8Array>, fileType: FileType, owner: RowOwner, onRows: (block: RowBlock) => Promise<void>,
   ): Promise<IdentifiedRows> {
     return new Promise<IdentifiedRows>((resolve, reject) => {
-      const { id, thread } = this.#threads.add({
-        content: content[Symbol.asyncIterator](),
-        writing: Promise.resolve(),
-        onRows,
-        resolve: (rows) => (thread.jobs.delete(id), resolve(rows)),
-        reject: (error) => {
-          // Stops the thread's work on it (a failure on this side: the client's body, the spool).
+      let settled = false;
+      // Either job's end ends both: the other is stopped (a parse that failed, a spool that could not be written).
+      const end = () => {
+        settled = true;
+        for (const { id, thread } of [parsing, identifying]) {
           if (thread.jobs.delete(id)) send(thread, { type: "abort", job: id });
-          reject(error);
+        }
+      };
+      // The spool's last writes end before the caller closes it.
+      const fail = (error: unknown) => {
+        if (settled) return;
+        end();
+        identifier.writing.finally(() => reject(error)).catch(() => {});
+      };
+      const identifier: Job = {
+        writing: Promise.resolve(), onRows, reject: fail,
+        resolve: (rows) => {
+          if (settled) return;
+          end();
+          resolve(rows);
         },
-      });
-      send(thread, { type: "start", job: id, fileType, owner, limits: { row: rowLimit(), cell: cellLimit() } });
+      };
+      const parsing = this.#threads.add({ ...identifier, content: content[Symbol.asyncIterator]() });
+      const identifying = this.#threads.add(identifier);
+      const { port1, port2 } = new MessageChannel();
+      const limits = { row: rowLimit(), cell: cellLimit() };
+      send(parsing.thread, { type: "parse", job: parsing.id, fileType, limits, port: port1 }, [port1]);
+      send(identifying.thread, { type: "identify", job: identifying.id, owner, port: port2 }, [port2]);
     });
   }
 
@@ -81,18 +99,18 @@ export class RowPool {
   }
 }
 
-const send = (thread: Thread, message: ToRowThread, transfer: ArrayBuffer[] = []) =>
-  thread.worker.postMessage(message, transfer);
+const send = (thread: Thread, message: ToRowThread, transfer: Transferable[] = []) =>
+  thread.worker.postMessage(message, transfer as never);
 
 /** Sends the file's next piece (a copy the thread owns), or its end; a body that fails fails the upload with it. */
 async function feed(thread: Thread, id: number, job: Job) {
   try {
-    const next = await job.content.next();
+    const next = await job.content!.next();
     if (!thread.jobs.has(id)) return;
     if (next.done) return send(thread, { type: "end", job: id });
     const bytes = new Uint8Array(next.value);
     send(thread, { type: "chunk", job: id, bytes }, [bytes.buffer as ArrayBuffer]);
   } catch (error) {
-    job.writing.finally(() => job.reject(error)).catch(() => {});
+    job.reject(error);
   }
 }

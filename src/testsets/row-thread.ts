@@ -1,24 +1,31 @@
 import { readlinkSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 import { Readable } from "node:stream";
-import { parentPort } from "node:worker_threads";
+import { type MessagePort, parentPort } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
 import { ColumnCounts } from "./columns.ts";
 import { readRows } from "./import.ts";
 import { BlockBuilder, ID_RANGES, rangeOfHex } from "./row-block.ts";
-import type { FromRowThread, ToRowThread } from "./row-messages.ts";
+import type { FromRowThread, PreparedRows, ToIdentify, ToParse, ToRowThread } from "./row-messages.ts";
 import { DedupIds } from "./testcase-id.ts";
-import { PackedIds, pendTestcase } from "./testcases.ts";
+import { identifyRow, PackedIds, prepareRow } from "./testcases.ts";
 
 /*
- * An upload thread: parses the files the main thread streams to it (CSV, JSON or JSON Lines, with every limit and
- * validation of `readRows`), identifies each row (canonical JSON, dedup id, content-addressed id) and sends the rows
- * back as blocks of COPY text, one id range each, then the packed ids and column counts. A thread serves several
- * uploads at once.
+ * An upload thread. It runs either of an upload's two jobs, on two threads when the pool has them: parsing the file
+ * the main thread streams to it (CSV, JSON or JSON Lines, with every limit and validation of `readRows`) into
+ * prepared rows (canonical JSON, metadata, columns counted), and identifying those rows in the file's order (dedup
+ * id, content-addressed id) into blocks of COPY text, one id range each, then the packed ids and column counts. The
+ * parsing half does about as much work a row as the identifying half, so an upload keeps two cores busy. A thread
+ * serves several uploads at once.
  */
 const port = parentPort!;
 /** How much lower than the process an upload thread's priority is (nice values, 0–19). */
 const NICER = 5;
+/** Most rows, and about the most text, one hand-over of prepared rows holds. */
+const HANDOVER_ROWS = 1000;
+const HANDOVER_CHARS = 256 * 1024;
+/** Hand-overs the identifying job may be behind before the parsing job waits: what bounds its queue's memory. */
+const AHEAD = 4;
 
 // On Linux a thread has a nice value of its own (setpriority on its thread id): file parsing gives way to the thread
 // that answers requests when both want a core, and takes every core left idle. Elsewhere the thread keeps the
@@ -32,10 +39,23 @@ try {
   // No /proc, or no right to change priorities: the thread runs at the process's priority.
 }
 const post = (message: FromRowThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+const fail = (job: number, error: unknown) => {
+  const http = error instanceof HttpError ? error : null;
+  post({ type: "failed", job, status: http?.statusCode ?? null, detail: http?.detail ?? null,
+    message: error instanceof Error ? error.message : String(error) });
+};
+/** The file of each parse job; the port to its parse job of each identify job. */
 const feeds = new Map<number, Readable>();
+const identifying = new Map<number, MessagePort>();
 
 port.on("message", (message: ToRowThread) => {
-  if (message.type === "start") return void run(message);
+  if (message.type === "parse") return void parse(message);
+  if (message.type === "identify") return identify(message);
+  if (message.type === "abort" && identifying.has(message.job)) {
+    identifying.get(message.job)!.close();
+    identifying.delete(message.job);
+    return;
+  }
   const feed = feeds.get(message.job);
   if (!feed) return;
   if (message.type === "chunk") {
@@ -45,35 +65,89 @@ port.on("message", (message: ToRowThread) => {
   else feed.destroy(new Error("The upload was abandoned"));
 });
 
-async function run({ job, fileType, owner, limits }: Extract<ToRowThread, { type: "start" }>) {
+const noRows = (): PreparedRows => ({ text: [], dedupAt: [], named: [], flags: [], tags: [], meta: [] });
+
+async function parse({ job, fileType, limits, port: next }: Extract<ToRowThread, { type: "parse" }>) {
   // Each read asks the main thread for the file's next piece: no more of the file is held here than the parser needs.
   const feed = new Readable({ read: () => post({ type: "more", job }) });
   feeds.set(job, feed);
+  const columns = new ColumnCounts();
+  let rows = noRows();
+  let chars = 0;
+  let ahead = 0;
+  let closed = false;
+  let taken: (() => void) | null = null;
+  const wake = () => {
+    taken?.();
+    taken = null;
+  };
+  next.on("message", (_: ToParse) => (ahead--, wake()));
+  next.on("close", () => ((closed = true), wake()));
+  const handOver = async () => {
+    next.postMessage({ type: "rows", rows } satisfies ToIdentify);
+    rows = noRows();
+    chars = 0;
+    if (++ahead >= AHEAD && !closed) await new Promise<void>((resolve) => (taken = resolve));
+    if (closed) throw new Error("The upload was abandoned");
+  };
+  try {
+    for await (const row of readRows(feed, fileType, limits)) {
+      const prepared = prepareRow(row, columns);
+      rows.text.push(prepared.text);
+      rows.dedupAt.push(prepared.dedupAt);
+      rows.named.push(prepared.named);
+      rows.flags.push(prepared.flags);
+      rows.tags.push(prepared.tags);
+      rows.meta.push(prepared.meta);
+      chars += prepared.text.length;
+      if (rows.text.length >= HANDOVER_ROWS || chars >= HANDOVER_CHARS) await handOver();
+    }
+    if (rows.text.length > 0) next.postMessage({ type: "rows", rows } satisfies ToIdentify);
+    next.postMessage({ type: "end", columns: columns.stored() } satisfies ToIdentify);
+    post({ type: "parsed", job });
+  } catch (error) {
+    fail(job, error);
+  } finally {
+    feeds.delete(job);
+    feed.destroy();
+  }
+}
+
+function identify({ job, owner, port: from }: Extract<ToRowThread, { type: "identify" }>) {
+  identifying.set(job, from);
   const dedup = new DedupIds();
   const ids = new PackedIds();
-  const columns = new ColumnCounts();
   const blocks = Array.from({ length: ID_RANGES }, (_, range) => new BlockBuilder(owner, range));
   const flush = (block: BlockBuilder) => {
     if (block.empty) return;
     const { range, copy, rows, claimed } = block.take();
     post({ type: "rows", job, range, copy, rows, claimed }, [copy.buffer as ArrayBuffer]);
   };
-  try {
-    for await (const row of readRows(feed, fileType, limits)) {
-      const pending = pendTestcase(row, owner.testsetId, dedup, ids, columns);
-      const id = ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16);
-      const block = blocks[rangeOfHex(id)];
-      if (block.add(pending, id)) flush(block);
+  const stop = () => {
+    identifying.delete(job);
+    from.close();
+  };
+  from.on("message", (message: ToIdentify) => {
+    try {
+      if (message.type === "end") {
+        blocks.forEach(flush);
+        const packed = new Uint8Array(ids.bytes);
+        post({ type: "done", job, ids: packed, count: ids.count, columns: message.columns }, [packed.buffer]);
+        return stop();
+      }
+      const { text, dedupAt, named, flags, tags, meta } = message.rows;
+      for (let i = 0; i < text.length; i++) {
+        const prepared = { text: text[i]!, dedupAt: dedupAt[i]!, named: named[i]!, flags: flags[i]!, tags: tags[i]!,
+          meta: meta[i]! };
+        const pending = identifyRow(prepared, owner.testsetId, dedup, ids);
+        const id = ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16);
+        const block = blocks[rangeOfHex(id)]!;
+        if (block.add(pending, id)) flush(block);
+      }
+      from.postMessage({ type: "ack" } satisfies ToParse);
+    } catch (error) {
+      fail(job, error);
+      stop();
     }
-    blocks.forEach(flush);
-    const packed = new Uint8Array(ids.bytes);
-    post({ type: "done", job, ids: packed, count: ids.count, columns: columns.stored() }, [packed.buffer]);
-  } catch (error) {
-    const http = error instanceof HttpError ? error : null;
-    post({ type: "failed", job, status: http?.statusCode ?? null, detail: http?.detail ?? null,
-      message: error instanceof Error ? error.message : String(error) });
-  } finally {
-    feeds.delete(job);
-    feed.destroy();
-  }
+  });
 }

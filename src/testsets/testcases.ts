@@ -2,7 +2,7 @@ import type { Scope } from "../accounts/scope.ts";
 import type { Queryable } from "../db/database.ts";
 import { copyUnlessConflict, json } from "../db/database.ts";
 import { fromJsonb, jsonbText, toJsonbText } from "../db/jsonb-text.ts";
-import { canonicalJson, canonicalWithout } from "./canonical-json.ts";
+import { canonicalJson, canonicalWith, canonicalWithout } from "./canonical-json.ts";
 import type { ColumnCounts } from "./columns.ts";
 import { unpackIds, type IdListWriter } from "./chunk-lists.ts";
 import { BLOCK_COLUMNS, copyText, type ClaimedRow, type PendingTestcase } from "./row-block.ts";
@@ -83,30 +83,60 @@ export class PackedIds {
   }
 }
 
-
-
 /** About the bytes of COPY text a pending row makes: id, data, flags, tags and meta, and their separators. */
 export const pendingBytes = (r: PendingTestcase) =>
   40 + r.stored.length + (r.flags?.length ?? 0) + (r.tags?.length ?? 0) + (r.meta?.length ?? 0);
 
 /**
- * Identifies a row (see `identifyTestcase`), appends its id to `ids` and counts its columns: what a row
- * costs before the database, done while a file is read.
+ * A row's work that needs no other row of its file: its data's canonical JSON, without the dedup id an upload
+ * generates for it when it brings none (`dedupAt` is then where that id's field goes, else -1), and its metadata as
+ * jsonb text. Plain data: an upload thread that parses a file hands it to the thread that identifies the rows.
  */
-export function pendTestcase(
-  row: TestcaseInput, testsetId: string, dedup: DedupIds, ids: PackedIds, columns?: ColumnCounts,
-): PendingTestcase {
-  const { data, canonical, id } = identifyTestcase(row, testsetId, dedup);
+export interface PreparedRow {
+  text: string;
+  dedupAt: number;
+  /** The id the row names (`__id__`), when it is a UUID. */
+  named: string | null;
+  flags: string | null;
+  tags: string | null;
+  meta: string | null;
+}
+
+const DEDUP_KEY = "testcase_dedup_id";
+
+/** Prepares a row for `identifyRow` and counts its columns in `columns`. */
+export function prepareRow(row: TestcaseInput, columns?: ColumnCounts): PreparedRow {
+  const data = row.data ?? {};
   columns?.add(data);
   const named = row.id && UUID.test(row.id) ? row.id.toLowerCase() : null;
-  const claimed = named !== uuidFromBytes(id) ? named : null;
+  const own = data[DEDUP_KEY];
+  const { text, at } = own === undefined || own === null || own === ""
+    ? canonicalWithout(data, DEDUP_KEY) : { text: canonicalJson(data), at: -1 };
+  const [flags, tags, meta] = [jsonbText(row.flags), jsonbText(row.tags), jsonbText(row.meta)];
+  return { text, dedupAt: at, named, flags, tags, meta };
+}
+
+/**
+ * Identifies a prepared row, in its file's order: its data with a `testcase_dedup_id` (generated from the content
+ * and the identical rows before it when the row brings none), and the content-addressed id of that data's canonical
+ * JSON, appended to `ids`.
+ */
+export function identifyRow(row: PreparedRow, testsetId: string, dedup: DedupIds, ids: PackedIds): PendingTestcase {
+  const canonical = row.dedupAt < 0 ? row.text
+    : canonicalWith(row.text, row.dedupAt, DEDUP_KEY, dedup.nextFor(row.text));
+  const id = testcaseIdBytes(canonical, testsetId);
+  const claimed = row.named !== null && row.named !== uuidFromBytes(id) ? row.named : null;
   const pending: PendingTestcase = {
-    at: ids.count, stored: toJsonbText(canonical), claimed,
-    flags: jsonbText(row.flags), tags: jsonbText(row.tags), meta: jsonbText(row.meta),
+    at: ids.count, stored: toJsonbText(canonical), claimed, flags: row.flags, tags: row.tags, meta: row.meta,
   };
   ids.push(id);
   return pending;
 }
+
+/** `prepareRow` then `identifyRow`: what a row costs before the database. */
+export const pendTestcase = (
+  row: TestcaseInput, testsetId: string, dedup: DedupIds, ids: PackedIds, columns?: ColumnCounts,
+): PendingTestcase => identifyRow(prepareRow(row, columns), testsetId, dedup, ids);
 
 /**
  * Writes batches of pending rows as immutable blobs (stored ones are left as they are) on whatever
@@ -237,23 +267,6 @@ export async function storePackedTestcases(
   await flush();
   await writing;
   return ids;
-}
-
-/**
- * What every stored row costs before the database: its data with a `testcase_dedup_id` (generated
- * when the row brings none), that data's canonical JSON, and the content-addressed id from it.
- */
-export function identifyTestcase(row: TestcaseInput, testsetId: string, dedup: DedupIds): { data: Record<string, unknown>; canonical: string; id: Buffer } {
-  const data = { ...(row.data ?? {}) };
-  let canonical: string;
-  if (data.testcase_dedup_id === undefined || data.testcase_dedup_id === null || data.testcase_dedup_id === "") {
-    const without = canonicalWithout(data, "testcase_dedup_id");
-    const dedupId = dedup.nextFor(without.text);
-    delete data.testcase_dedup_id;
-    data.testcase_dedup_id = dedupId;
-    canonical = without.with(dedupId);
-  } else canonical = canonicalJson(data);
-  return { data, canonical, id: testcaseIdBytes(canonical, testsetId) };
 }
 
 type Claim = Pick<ClaimedRow, "at" | "claimed" | "stored">;
