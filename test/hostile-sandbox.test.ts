@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { getPriority } from "node:os";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.ts";
@@ -126,6 +128,23 @@ describe("the sandbox pool", () => {
     expect(refused).toMatchObject({ statusCode: 429, retryAfterSeconds: 1 });
     expect(String(refused)).toMatch(/at most 2 may wait across projects \(TESSERA_SANDBOX_QUEUE_LIMIT\)/);
     for (const error of await Promise.all(admitted)) expect(error).toMatchObject({ statusCode: 408 });
+    await pool.close();
+  });
+
+  // (A process already at the lowest priority has no lower one to give its threads.)
+  const niceable = process.platform === "linux" && getPriority() < 19;
+  it.runIf(niceable)("runs projects' code at the lowest priority (nice 19)", async () => {
+    // The nice value of each of this process's threads (field 19 of /proc/self/task/<tid>/stat).
+    const niceValues = () => readdirSync("/proc/self/task").map((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+    });
+    expect(niceValues()).not.toContain(19);
+    const pool = new SandboxPool({ workers: 1, projectConcurrency: 1, projectQueueLimit: 5, queueLimit: 5 });
+    const entries = [{ entry: "run", args: [] }];
+    const ran = await pool.run("p", "function run() { return 1; }", entries, DEFAULT_SANDBOX_LIMITS);
+    expect(ran).toEqual({ entry: "run", value: 1 });
+    expect(niceValues()).toContain(19);
     await pool.close();
   });
 

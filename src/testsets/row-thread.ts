@@ -1,8 +1,7 @@
-import { readlinkSync } from "node:fs";
-import { getPriority, setPriority } from "node:os";
 import { Readable } from "node:stream";
 import { type MessagePort, parentPort } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
+import { lowerThreadPriority } from "../thread-priority.ts";
 import { ColumnCounts } from "./columns.ts";
 import { readRows } from "./import.ts";
 import { BlockBuilder, ID_RANGES, rangeOfHex } from "./row-block.ts";
@@ -27,17 +26,7 @@ const HANDOVER_CHARS = 256 * 1024;
 /** Hand-overs the identifying job may be behind before the parsing job waits: what bounds its queue's memory. */
 const AHEAD = 4;
 
-// On Linux a thread has a nice value of its own (setpriority on its thread id): file parsing gives way to the thread
-// that answers requests when both want a core, and takes every core left idle. Elsewhere the thread keeps the
-// process's priority.
-try {
-  const thread = Number(readlinkSync("/proc/thread-self").split("/").pop());
-  if (Number.isInteger(thread) && thread !== process.pid) {
-    setPriority(thread, Math.min(19, getPriority(thread) + NICER));
-  }
-} catch {
-  // No /proc, or no right to change priorities: the thread runs at the process's priority.
-}
+lowerThreadPriority(NICER);
 const post = (message: FromRowThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 const fail = (job: number, error: unknown) => {
   const http = error instanceof HttpError ? error : null;

@@ -21,6 +21,12 @@ export interface SandboxPoolOptions {
  * instantiated, a little after the thread reports that it has the run.
  */
 export const SANDBOX_GRACE_MS = 500;
+/**
+ * A run's limit counts its thread's CPU time, and sandbox threads run at the lowest priority (they take only
+ * what the thread answering every project's requests leaves): a run may take this many times its limit in wall
+ * time before its thread is terminated, so one that never gets a fifth of a core on a busy machine still ends.
+ */
+export const SANDBOX_WALL_FACTOR = 5;
 
 interface Job {
   id: number;
@@ -175,7 +181,7 @@ export class SandboxPool {
       // The interrupt handler did not stop the script in time: the slot gets a new thread.
       void this.#retire(slot);
       this.#finish(slot, job, () => job.reject(codeTimeLimit(job.limits.timeMs)));
-    }, job.limits.timeMs + SANDBOX_GRACE_MS);
+    }, job.limits.timeMs * SANDBOX_WALL_FACTOR + SANDBOX_GRACE_MS);
   }
 
   #spawn(slot: Slot): Worker {

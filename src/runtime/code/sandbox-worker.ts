@@ -1,4 +1,5 @@
 import { parentPort } from "node:worker_threads";
+import { lowerThreadPriority } from "../../thread-priority.ts";
 import { WorkflowError } from "../errors.ts";
 import { prepareSandbox, runInSandbox } from "./sandbox.ts";
 import type { SandboxJob, SandboxReply } from "./sandbox-messages.ts";
@@ -7,7 +8,10 @@ import type { SandboxJob, SandboxReply } from "./sandbox-messages.ts";
  * One thread of the sandbox pool: runs one job at a time, as the main thread would have, and posts
  * back the result or the WorkflowError's parts (errors do not cross threads with their class). It says
  * when a run starts, once QuickJS is compiled, so that the pool's watchdog never counts thread start-up.
+ * A project's code runs at the lowest priority, below the thread that answers every project's requests: a flood
+ * of runaway scripts takes only the CPU that thread leaves (the time limit counts the run's own CPU time).
  */
+lowerThreadPriority(19);
 const prepared = prepareSandbox();
 
 parentPort!.on("message", async (job: SandboxJob) => {

@@ -70,17 +70,18 @@ function quickjsCode(): Promise<WebAssembly.Module> {
  * its own WebAssembly instance whose memory has a hard maximum, so nothing survives between runs and
  * a memory bomb hits a wall instead of the host. The context has only ECMAScript built-ins: no
  * host function is exposed, so there is no require, process, fetch, timer or filesystem. An
- * interrupt handler stops the run at the deadline; the run is synchronous and holds its thread, which
- * is why the server runs it in a sandbox thread (sandbox-pool.ts).
+ * interrupt handler stops the run at the deadline, counted in the thread's CPU time (a run is not cut short
+ * because the machine was busy: sandbox threads run at the lowest priority); the run is synchronous and holds
+ * its thread, which is why the server runs it in a sandbox thread (sandbox-pool.ts).
  */
 export async function runInSandbox(script: string, entries: EntryPoint[], limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS): Promise<SandboxResult | null> {
   for (const { entry } of entries) if (!/^[A-Za-z_$][\w$]*$/.test(entry)) throw new Error(`Invalid entry point name ${entry}`);
   const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum: INITIAL_PAGES + Math.ceil(limits.memoryBytes / PAGE) });
   const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmModule: await quickjsCode(), wasmMemory: memory }));
   const runtime = module.newRuntime();
-  const deadline = Date.now() + limits.timeMs;
+  const deadline = cpuMs() + limits.timeMs;
   runtime.setMaxStackSize(limits.stackBytes);
-  runtime.setInterruptHandler(() => Date.now() > deadline);
+  runtime.setInterruptHandler(() => cpuMs() > deadline);
   const context = runtime.newContext();
   const run = new Run(context, runtime, deadline, limits, () => memory.buffer.byteLength >= (INITIAL_PAGES * PAGE + limits.memoryBytes));
   let healthy = true;
@@ -96,6 +97,12 @@ export async function runInSandbox(script: string, entries: EntryPoint[], limits
     // An instance that failed mid-call may be inconsistent: leave it to the garbage collector.
     if (healthy) run.dispose();
   }
+}
+
+/** The calling thread's CPU time (user and system), in ms: what a run's time limit counts. */
+function cpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
 }
 
 class Run {
@@ -156,7 +163,7 @@ class Run {
       const jobs = this.runtime.executePendingJobs();
       if (jobs.error) throw this.failure(jobs.error);
       if (jobs.value === 0) {
-        if (Date.now() > this.deadline) throw this.timeLimit();
+        if (cpuMs() > this.deadline) throw this.timeLimit();
         throw codeFailed("The script's promise never settled (the sandbox has no I/O to wait for)");
       }
     }
@@ -168,7 +175,7 @@ class Run {
 
   failure(error: QuickJSHandle): WorkflowError {
     this.keep(error);
-    if (Date.now() > this.deadline) return this.timeLimit();
+    if (cpuMs() > this.deadline) return this.timeLimit();
     if (this.memoryExhausted()) return this.memoryLimit();
     let detail: unknown;
     try {
