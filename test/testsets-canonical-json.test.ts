@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJson, canonicalWithout } from "../src/testsets/canonical-json.ts";
+import { canonicalJson, canonicalWith, canonicalWithout } from "../src/testsets/canonical-json.ts";
 
 describe("canonical JSON of testcase data (RFC 8785)", () => {
   it("sorts keys by UTF-16 code units, drops undefined and writes numbers as ECMAScript does", () => {
@@ -18,7 +18,8 @@ describe("canonical JSON of testcase data (RFC 8785)", () => {
       const { testcase_dedup_id: _, ...rest } = record;
       const pair = canonicalWithout(record, "testcase_dedup_id");
       expect(pair.text).toBe(canonicalJson(rest));
-      expect(pair.with("d1")).toBe(canonicalJson({ ...rest, testcase_dedup_id: "d1" }));
+      expect(canonicalWith(pair.text, pair.at, "testcase_dedup_id", "d1"))
+        .toBe(canonicalJson({ ...rest, testcase_dedup_id: "d1" }));
     }
   });
 });

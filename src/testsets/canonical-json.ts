@@ -24,11 +24,9 @@ export function canonicalJson(value: unknown): string {
 /**
  * The canonical JSON of a flat-or-nested record without `key`, and where in that text `key`'s field goes (`at`, for
  * `canonicalWith`): both from one serialisation of the other values (an upload names each row's dedup id from the
- * first and hashes the text with it). `with` gives the text with `key` set to a string.
+ * first and hashes the text with it).
  */
-export function canonicalWithout(
-  record: Record<string, unknown>, key: string,
-): { text: string; at: number; with(value: string): string } {
+export function canonicalWithout(record: Record<string, unknown>, key: string): { text: string; at: number } {
   const keys = Object.keys(record).filter((k) => k !== key && record[k] !== undefined).sort();
   let text = "{";
   let at = -1;
@@ -39,10 +37,10 @@ export function canonicalWithout(
     text += `${text.length > 1 ? "," : ""}${JSON.stringify(k)}:${value}`;
   }
   text += "}";
-  // A field that sorts first goes right after the brace (before any comma): its offset is that of the first key.
+  // `at`: where the first field after `key` begins (past its comma), or the closing brace when none follows.
   if (at === -1) at = text.length - 1;
   else if (text[at] === ",") at++;
-  return { text, at, with: (value) => canonicalWith(text, at, key, value) };
+  return { text, at };
 }
 
 /** `text` and `at` of `canonicalWithout` with `key` set to the string `value`, as `canonicalJson` would write it. */

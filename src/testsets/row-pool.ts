@@ -85,6 +85,7 @@ export class RowPool {
           resolve(rows);
         },
       };
+      // The parse job only reads the file; its end is the identify job's.
       const parsing = this.#threads.add({ ...identifier, content: content[Symbol.asyncIterator]() });
       const identifying = this.#threads.add(identifier);
       const { port1, port2 } = new MessageChannel();
