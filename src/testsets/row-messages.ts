@@ -26,7 +26,10 @@ export type FromRowThread =
   | { type: "done"; job: number; ids: Uint8Array; count: number; columns: StoredColumns }
   | { type: "failed"; job: number; status: number | null; detail: unknown; message: string };
 
-/** Prepared rows (`PreparedRow`s, a field a list) from the parse job to the identify job, in file order. */
+/**
+ * Prepared rows (`PreparedRow`s, a field a list) from the parse job to the identify job, in file order. A list per
+ * field crosses threads about four times cheaper than an object per row (0.13–0.15 against 0.58–0.63 µs a row).
+ */
 export interface PreparedRows {
   text: string[];
   dedupAt: number[];
