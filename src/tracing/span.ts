@@ -45,12 +45,15 @@ export interface Span {
 const uuidOf = (hex: string) =>
   `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 const UUID_HEX = /^[0-9a-f]{32}$/;
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SPAN_HEX = /^[0-9a-f]{16}$/;
 
 /** A trace id (32 hex digits, `0x`-prefixed or not, or a uuid) as its uuid; throws on anything else. */
 export function traceIdToUuid(id: string): string {
   // Ids this server made (every hosted invocation's) are already 32 lowercase hex digits.
-  if (UUID_HEX.test(id)) return uuidOf(id);
+  if (id.length === 32 && UUID_HEX.test(id)) return uuidOf(id);
+  // References name what they point at by uuid, already spelled as stored.
+  if (id.length === 36 && UUID_TEXT.test(id)) return id;
   const hex = id.toLowerCase().replace(/^0x/, "").replaceAll("-", "");
   if (!UUID_HEX.test(hex)) throw new Error(`not a trace id: ${id}`);
   return uuidOf(hex);

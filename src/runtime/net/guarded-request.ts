@@ -1,8 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import http, { type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
+import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { Readable } from "node:stream";
+import { Agent, type Dispatcher, request as undiciRequest } from "undici";
 import { forbiddenAddress, upstreamFailed } from "../errors.ts";
 import { classifyAddress } from "./address.ts";
 
@@ -18,8 +19,6 @@ export interface GuardedRequest {
   body?: string | Buffer;
   signal?: AbortSignal;
   allowPrivate: boolean;
-  /** Keep-alive connections, for URLs the operator configured; a guarded request always opens its own. */
-  agent?: http.Agent;
 }
 
 export function checkUrl(url: URL, allowPrivate: boolean): void {
@@ -61,7 +60,8 @@ export function sendRequest(url: URL, request: GuardedRequest): Promise<Incoming
       method: request.method,
       headers: request.headers,
       signal: request.signal,
-      ...(request.allowPrivate ? { agent: request.agent ?? false } : { agent: false, lookup: guardedLookup() }),
+      agent: false,
+      ...(request.allowPrivate ? {} : { lookup: guardedLookup() }),
     }, resolve);
     req.on("error", reject);
     req.end(request.body);
@@ -71,18 +71,40 @@ export function sendRequest(url: URL, request: GuardedRequest): Promise<Incoming
 /** The most a provider's answer may hold (a whole JSON answer, or everything an event stream sends). */
 export const PROVIDER_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
-// Connections to the providers the operator configured stay open between calls (not to URLs from user secrets).
-const keptAlive: Record<string, http.Agent> = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
-};
+/**
+ * Connections to the providers the operator configured stay open between calls (not to URLs from user secrets),
+ * through undici's client: over a loop-back provider it took 72–118 µs of CPU a call against 131–179 µs for
+ * node:http with a keep-alive agent (20,000 calls, 16 at a time), and an evaluation makes one a testcase.
+ */
+const keptAlive = new Agent({ keepAliveTimeout: 30_000 });
+
+interface Answer {
+  status: number;
+  statusText: string | undefined;
+  headers: IncomingHttpHeaders;
+  body: Readable;
+}
+
+async function keptAliveRequest(url: URL, request: Omit<GuardedRequest, "allowPrivate">): Promise<Answer> {
+  checkUrl(url, true);
+  const res = await undiciRequest(url, {
+    method: request.method as Dispatcher.HttpMethod, headers: request.headers as Record<string, string>,
+    body: request.body, signal: request.signal, dispatcher: keptAlive,
+  });
+  return { status: res.statusCode, statusText: res.statusText, headers: res.headers, body: res.body };
+}
+
+async function guardedRequest(url: URL, request: GuardedRequest): Promise<Answer> {
+  const res = await sendRequest(url, request);
+  return { status: res.statusCode ?? 502, statusText: res.statusMessage, headers: res.headers, body: res };
+}
 
 /**
- * A `fetch` over `sendRequest` for the AI SDK's provider calls: guarded for a base URL from a user secret,
- * kept alive for the operator's. Node's own fetch costs about twice the CPU of this per call (measured through
- * the AI SDK against a loopback provider: 0.29–0.38 ms a call against 0.15 ms), and an evaluation makes one a
- * testcase. A JSON answer is read whole and handed over in one piece; an event stream passes through as it comes.
- * Either is cut off past `PROVIDER_MAX_RESPONSE_BYTES` (a 502).
+ * A `fetch` for the AI SDK's provider calls: guarded for a base URL from a user secret (`sendRequest`), kept alive
+ * for the operator's. Node's own fetch costs two to four times the CPU of either per call (0.29–0.40 ms a call
+ * against a loop-back provider), and an evaluation makes one a testcase. A JSON answer is read whole and handed
+ * over in one piece; an event stream passes through as it comes. Either is cut off past
+ * `PROVIDER_MAX_RESPONSE_BYTES` (a 502).
  */
 export function providerFetch(options: { allowPrivate: boolean; keepAlive: boolean }): typeof fetch {
   return async (input, init) => {
@@ -92,46 +114,56 @@ export function providerFetch(options: { allowPrivate: boolean; keepAlive: boole
       throw new TypeError("providerFetch sends string bodies only");
     }
     const method = init?.method ?? "GET";
-    const requestHeaders: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, name) => {
-      requestHeaders[name] = value;
-    });
-    const res = await sendRequest(url, {
-      method,
-      headers: requestHeaders,
-      body: body ?? undefined,
-      signal: init?.signal ?? undefined,
-      allowPrivate: options.allowPrivate,
-      agent: options.keepAlive ? keptAlive[url.protocol] : undefined,
-    });
+    const request = { method, headers: headerRecord(init?.headers), body: body ?? undefined, signal: init?.signal ?? undefined };
+    const res = options.keepAlive ? await keptAliveRequest(url, request)
+      : await guardedRequest(url, { ...request, allowPrivate: options.allowPrivate });
     const headers = new Headers();
-    for (const [name, value] of Object.entries(res.headers)) {
+    for (const name in res.headers) {
+      const value = res.headers[name];
       for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) headers.append(name, v);
     }
-    const status = res.statusCode ?? 502;
-    const meta = { status, statusText: res.statusMessage, headers };
+    const status = res.status;
+    const meta = { status, statusText: res.statusText, headers };
     if (method === "HEAD" || status === 204 || status === 304) {
-      res.resume();
+      res.body.resume();
       return new Response(null, meta);
     }
     const tooLarge = () => upstreamFailed(`The provider's answer exceeds ${PROVIDER_MAX_RESPONSE_BYTES} bytes`);
     if (!String(res.headers["content-type"]).startsWith("text/event-stream")) {
-      const payload = await readLimited(res, PROVIDER_MAX_RESPONSE_BYTES);
+      const payload = await readLimited(res.body, PROVIDER_MAX_RESPONSE_BYTES, res.headers);
       if (payload === null) throw tooLarge();
       return new Response(payload as Uint8Array<ArrayBuffer>, meta);
     }
     let size = 0;
-    res.on("data", (chunk: Buffer) => {
+    res.body.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > PROVIDER_MAX_RESPONSE_BYTES) res.destroy(tooLarge());
+      if (size > PROVIDER_MAX_RESPONSE_BYTES) res.body.destroy(tooLarge());
     });
-    return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, meta);
+    return new Response(Readable.toWeb(res.body) as ReadableStream<Uint8Array>, meta);
   };
 }
 
+/** A request's headers as a record: the AI SDK gives a plain object (an entry may be undefined). */
+function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (init === undefined || init instanceof Headers || Array.isArray(init)) {
+    new Headers(init).forEach((value, name) => {
+      record[name] = value;
+    });
+    return record;
+  }
+  for (const name in init) {
+    const value = (init as Record<string, string | undefined>)[name];
+    if (value !== undefined) record[name.toLowerCase()] = value;
+  }
+  return record;
+}
+
 /** Reads a response body, destroying the stream as soon as it passes `maxBytes`. */
-export async function readLimited(res: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
-  if (Number(res.headers["content-length"]) > maxBytes) {
+export async function readLimited(
+  res: Readable, maxBytes: number, headers = (res as IncomingMessage).headers,
+): Promise<Buffer | null> {
+  if (Number(headers["content-length"]) > maxBytes) {
     res.destroy();
     return null;
   }
