@@ -85,11 +85,18 @@ interface Answer {
   body: Readable;
 }
 
-async function keptAliveRequest(url: URL, request: Omit<GuardedRequest, "allowPrivate">): Promise<Answer> {
+/** A provider call as the AI SDK makes it. */
+interface ProviderRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+async function keptAliveRequest(url: URL, request: ProviderRequest): Promise<Answer> {
   checkUrl(url, true);
   const res = await undiciRequest(url, {
-    method: request.method as Dispatcher.HttpMethod, headers: request.headers as Record<string, string>,
-    body: request.body, signal: request.signal, dispatcher: keptAlive,
+    ...request, method: request.method as Dispatcher.HttpMethod, dispatcher: keptAlive,
   });
   return { status: res.statusCode, statusText: res.statusText, headers: res.headers, body: res.body };
 }
@@ -114,7 +121,9 @@ export function providerFetch(options: { allowPrivate: boolean; keepAlive: boole
       throw new TypeError("providerFetch sends string bodies only");
     }
     const method = init?.method ?? "GET";
-    const request = { method, headers: headerRecord(init?.headers), body: body ?? undefined, signal: init?.signal ?? undefined };
+    const request: ProviderRequest = {
+      method, headers: headerRecord(init?.headers), body: body ?? undefined, signal: init?.signal ?? undefined,
+    };
     const res = options.keepAlive ? await keptAliveRequest(url, request)
       : await guardedRequest(url, { ...request, allowPrivate: options.allowPrivate });
     const headers = new Headers();
