@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
 import { copyUnlessConflict, json } from "../db/database.ts";
-import { rangeOfBytes } from "./row-block.ts";
+import { BatchBuffer, bytesPrefix, orderByPrefix, type BatchLimits } from "./id-order.ts";
 
 /** A leaf chunk as a revision's chunk list names it: the hash of its packed ids and how many ids it holds. */
 export interface Leaf {
@@ -111,7 +111,7 @@ export async function storeChunks(tx: Queryable, projectId: string, chunks: Buff
     const slice = fresh.slice(i, i + CHUNKS_PER_WRITE);
     const stored = await insertChunks(tx, projectId, slice);
     // A chunk another transaction stored meanwhile is indexed by that transaction.
-    await loadIndexLines(tx, projectId, indexLines(projectId, slice.filter((c) => stored.has(c.hash))));
+    for (const text of indexBatches(projectId, slice.filter((c) => stored.has(c.hash)))) await loadIndexLines(tx, projectId, text);
   }
   return leaves.map(({ hash, count }) => ({ hash, count }));
 }
@@ -132,32 +132,76 @@ export async function insertChunks(tx: Queryable, projectId: string, chunks: Has
   )).map((r) => r.hash));
 }
 
+/** Two hex digits of each byte value, as character codes. */
+const HEX_PAIRS = Buffer.from(Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0")).join(""), "latin1");
+
 /**
- * The `testcase_chunk_index` rows of the chunks as COPY lines, one per distinct id, in id order; with `range`, only
- * those of ids in that id range (see row-block.ts `ID_RANGES`).
+ * The `testcase_chunk_index` rows of the chunks as COPY text, one line per distinct id and chunk, in id order (see
+ * id-order.ts), in batches of at most `limits.rows` lines and about `limits.bytes`, each made in `into` when it is
+ * asked for.
  */
-export function indexLines(projectId: string, chunks: HashedChunk[], range?: number): string[] {
-  const lines: string[] = [];
-  for (const { hash, bytes } of chunks) {
-    const tail = `\t${chunkKey(hash)}\t${projectId}\n`;
-    for (let o = 0; o < bytes.length; o += 16) {
-      if (range !== undefined && rangeOfBytes(bytes, o) !== range) continue;
-      lines.push(`${bytes.toString("hex", o, o + 16)}${tail}`);
+export function* indexBatches(
+  projectId: string, chunks: HashedChunk[], limits: BatchLimits = { rows: Infinity, bytes: Infinity },
+  into = new BatchBuffer(),
+): Generator<Buffer> {
+  const total = chunks.reduce((n, c) => n + c.bytes.length / 16, 0);
+  const chunkOf = new Uint32Array(total);
+  const offset = new Uint32Array(total);
+  const prefix = new Float64Array(total);
+  for (let c = 0, i = 0; c < chunks.length; c++) {
+    const { bytes } = chunks[c]!;
+    for (let o = 0; o < bytes.length; o += 16, i++) {
+      chunkOf[i] = c;
+      offset[i] = o;
+      prefix[i] = bytesPrefix(bytes, o);
     }
   }
-  lines.sort();
-  return lines.filter((line, i) => i === 0 || line !== lines[i - 1]);
+  const order = orderByPrefix(total, (i) => prefix[i]!);
+  const tails = chunks.map((c) => Buffer.from(`\t${chunkKey(c.hash)}\t${projectId}\n`));
+  const sameRow = (i: number, j: number) => prefix[i] === prefix[j] && tails[chunkOf[i]!]!.equals(tails[chunkOf[j]!]!)
+    && chunks[chunkOf[i]!]!.bytes.compare(chunks[chunkOf[j]!]!.bytes, offset[j]!, offset[j]! + 16, offset[i]!, offset[i]! + 16) === 0;
+  // An id met twice in a chunk (or in two chunks of the same key) is one row. Ids with the same first 20 bits are
+  // next to each other in `order` (it compares more bits than that), and are a handful at most: each is compared.
+  const group = (i: number) => Math.floor(prefix[i]! / 2 ** 20);
+  const distinct = new Uint32Array(total);
+  let count = 0;
+  for (let k = 0, run = 0; k < total; k++) {
+    const i = order[k]!;
+    if (k === 0 || group(i) !== group(order[k - 1]!)) run = count;
+    let seen = false;
+    for (let r = run; r < count && !seen; r++) seen = sameRow(distinct[r]!, i);
+    if (!seen) distinct[count++] = i;
+  }
+  for (let first = 0; first < count;) {
+    let last = first;
+    let bytes = 0;
+    for (; last < count && last - first < limits.rows && bytes < limits.bytes; last++) {
+      bytes += 32 + tails[chunkOf[distinct[last]!]!]!.length;
+    }
+    const batch = into.take(bytes);
+    for (let k = first, to = 0; k < last; k++) {
+      const i = distinct[k]!;
+      const id = chunks[chunkOf[i]!]!.bytes;
+      for (let b = offset[i]!; b < offset[i]! + 16; b++, to += 2) {
+        batch[to] = HEX_PAIRS[id[b]! * 2]!;
+        batch[to + 1] = HEX_PAIRS[id[b]! * 2 + 1]!;
+      }
+      to += tails[chunkOf[i]!]!.copy(batch, to);
+    }
+    yield batch;
+    first = last;
+  }
 }
 
 /**
  * Loads index lines by COPY. Only a collision of two chunk keys on a shared id, or a chunk indexed by another
  * transaction too, conflicts; the rows are then inserted with ON CONFLICT.
  */
-export async function loadIndexLines(tx: Queryable, projectId: string, lines: string[]) {
-  if (!lines.length) return;
+export async function loadIndexLines(tx: Queryable, projectId: string, text: Buffer) {
+  if (!text.length) return;
   const copy = "COPY testcase_chunk_index (testcase_id, chunk_key, project_id) FROM STDIN";
-  if (await copyUnlessConflict(tx, copy, lines)) return;
-  const rows = lines.map((line) => line.split("\t", 2));
+  if (await copyUnlessConflict(tx, copy, [text])) return;
+  const rows = text.toString("latin1").split("\n").filter(Boolean).map((line) => line.split("\t", 2));
   await tx.query(
     `INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
      SELECT $1, (r->>0)::uuid, (r->>1)::bigint FROM jsonb_array_elements($2::jsonb) r

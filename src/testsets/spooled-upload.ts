@@ -1,9 +1,10 @@
 import type { Scope } from "../accounts/scope.ts";
 import type { Database, Queryable } from "../db/database.ts";
 import { storeLeaves } from "./chunk-lists.ts";
-import { chunkPacked, freshChunks, hashChunks, indexLines, insertChunks, loadIndexLines } from "./chunks.ts";
+import { chunkPacked, freshChunks, hashChunks, indexBatches, insertChunks, loadIndexLines } from "./chunks.ts";
 import { ColumnCounts } from "./columns.ts";
 import { ResolvedIds } from "./delta.ts";
+import { BatchBuffer, idOrderedBatches, type BatchLimits } from "./id-order.ts";
 import type { FileType } from "./import.ts";
 import { BLOCK_BYTES, BLOCK_ROWS, ID_RANGES } from "./row-block.ts";
 import type { RowPool } from "./row-pool.ts";
@@ -18,14 +19,12 @@ export interface ReceivedUpload {
   readonly spool: UploadSpool;
 }
 
-type Limits = { rows: number; bytes: number };
-
 // The embedded database is one backend: a transaction holds every other request until it ends. Its batches are
 // kept to a few tens of milliseconds (a block: 1,000 rows is the least loaded by COPY), and only one upload writes at
 // a time, so a request waits for at most about one batch per query it makes.
-const PGLITE_BATCH: Limits = { rows: BLOCK_ROWS, bytes: BLOCK_BYTES };
+const PGLITE_BATCH: BatchLimits = { rows: BLOCK_ROWS, bytes: BLOCK_BYTES };
 // A server runs a batch beside other requests; this thread only hands the blocks' COPY text on.
-const SERVER_BATCH: Limits = { rows: 10_000, bytes: 4 * 1024 ** 2 };
+const SERVER_BATCH: BatchLimits = { rows: 10_000, bytes: 4 * 1024 ** 2 };
 const writing = new WeakMap<Database, Promise<unknown>>();
 
 /**
@@ -76,27 +75,8 @@ export async function receiveFile(
   }
 }
 
-/** A block's COPY lines, each a view of its text. */
-function copyLines(copy: Uint8Array): Buffer[] {
-  const text = Buffer.from(copy.buffer, copy.byteOffset, copy.byteLength);
-  const lines: Buffer[] = [];
-  for (let at = 0; at < text.length;) {
-    const end = text.indexOf(10, at) + 1;
-    lines.push(text.subarray(at, end));
-    at = end;
-  }
-  return lines;
-}
-
-/** `lines` (COPY text, each starting with its id) in id order. */
-function byId(lines: Buffer[]): Buffer[] {
-  const keyed = lines.map((line) => ({ id: line.toString("latin1", 0, 32), line }));
-  keyed.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return keyed.map((k) => k.line);
-}
-
 /** `items` cut into batches of at most `limits.rows` items and about `limits.bytes` (as `size` counts them). */
-function* batches<T>(items: T[], limits: Limits, size: (item: T) => number): Generator<T[]> {
+function* batches<T>(items: T[], limits: BatchLimits, size: (item: T) => number): Generator<T[]> {
   for (let start = 0; start < items.length;) {
     let end = start;
     for (let bytes = 0; end < items.length && end - start < limits.rows && bytes < limits.bytes; end++) {
@@ -130,21 +110,22 @@ export async function storeReceived(
     await nextTurn();
     return done;
   };
+  const into = new BatchBuffer();
   let stored = 0;
   for (let range = 0; range < ID_RANGES; range++) {
-    const blocks = await received.spool.blocks(range);
-    const lines = blocks.flatMap((block) => copyLines(block.copy));
+    const rows = await received.spool.range(range);
     // A claim is decided before its row's id goes into a chunk: a kept claim's row is not loaded again.
-    const claims = blocks.flatMap((block) => block.claimed);
-    for (let i = 0; i < claims.length; i += BLOCK_ROWS) {
-      const claimed = claims.slice(i, i + BLOCK_ROWS);
+    const unkept: Buffer[] = [];
+    for (let i = 0; i < rows.claimed.length; i += BLOCK_ROWS) {
+      const claimed = rows.claimed.slice(i, i + BLOCK_ROWS);
       const kept = await inBatch((tx) => writer.keepClaims(tx, claimed));
-      for (const row of claimed) if (!kept.has(row.at)) lines.push(Buffer.from(row.line));
+      for (const row of claimed) if (!kept.has(row.at)) unkept.push(Buffer.from(row.line));
       stored += kept.size;
     }
-    for (const batch of batches(byId(lines), limits, (line) => line.length)) {
-      await inBatch((tx) => writer.loadLines(tx, [Buffer.concat(batch)]));
-      stored += batch.length;
+    const text = unkept.length ? Buffer.concat([rows.text, ...unkept]) : rows.text;
+    for (const batch of idOrderedBatches(text, limits, into)) {
+      await inBatch((tx) => writer.loadLines(tx, [batch.text]));
+      stored += batch.rows;
       onStored?.(stored);
     }
   }
@@ -152,11 +133,7 @@ export async function storeReceived(
   const chunks = hashChunks(chunkPacked(received.ids.bytes));
   const fresh = await inTurn(db, () => freshChunks(db, projectId, chunks));
   // A new chunk's index rows go in before the chunk: a stored chunk is always indexed, even if the upload stops.
-  for (let range = 0; range < ID_RANGES; range++) {
-    for (const batch of batches(indexLines(projectId, fresh, range), limits, (line) => line.length)) {
-      await inBatch((tx) => loadIndexLines(tx, projectId, batch));
-    }
-  }
+  for (const text of indexBatches(projectId, fresh, limits, into)) await inBatch((tx) => loadIndexLines(tx, projectId, text));
   for (const batch of batches(fresh, limits, (chunk) => chunk.bytes.length)) {
     await inBatch((tx) => insertChunks(tx, projectId, batch));
   }

@@ -1,17 +1,25 @@
 import { mkdtemp, open, rm, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RowBlock } from "./row-block.ts";
+import type { ClaimedRow, RowBlock } from "./row-block.ts";
 
 /** Bytes of blocks a spool holds in memory; past it they go to a temporary file. */
 const IN_MEMORY = 8 * 1024 * 1024;
 /** Bytes gathered before a write to the file. */
 const WRITE = 1024 * 1024;
+/** Buffers one write to the file gathers (the system's limit on a vectored write is 1,024). */
+const WRITEV_PARTS = 1020;
 /** A block in the file: its COPY text's length, its rows, its claimed rows' JSON length; then those two. */
 const HEADER = 12;
 
 const sizeOf = (block: RowBlock) =>
   block.claimed.reduce((n, c) => n + c.line.length + c.stored.length, block.copy.byteLength);
+
+/** An id range's rows as the spool gives them back: the COPY text of all its blocks, and its claimed rows. */
+export interface RangeRows {
+  text: Buffer;
+  claimed: ClaimedRow[];
+}
 
 /**
  * Blocks of rows kept until they are read back, an id range at a time: in memory while they are few, else in a
@@ -25,35 +33,51 @@ export class UploadSpool {
   private written = 0;
   /** Where each range's blocks start in the file. */
   private readonly placed = new Map<number, number[]>();
+  /** Bytes of COPY text of each range. */
+  private readonly textBytes = new Map<number, number>();
 
   async push(block: RowBlock) {
     this.held.push(block);
     this.heldBytes += sizeOf(block);
+    this.textBytes.set(block.range, (this.textBytes.get(block.range) ?? 0) + block.copy.byteLength);
     if (this.heldBytes >= (this.file ? WRITE : IN_MEMORY)) await this.spill();
   }
 
-  /** The blocks pushed of id range `range`, in order. */
-  async blocks(range: number): Promise<RowBlock[]> {
-    if (!this.file) return this.held.filter((block) => block.range === range);
+  /** The rows pushed of id range `range`: their blocks' COPY text, read into one buffer, and their claimed rows. */
+  async range(range: number): Promise<RangeRows> {
+    const text = Buffer.allocUnsafeSlow(this.textBytes.get(range) ?? 0);
+    const claimed: ClaimedRow[] = [];
+    let filled = 0;
+    if (!this.file) {
+      for (const block of this.held) {
+        if (block.range !== range) continue;
+        text.set(block.copy, filled);
+        filled += block.copy.byteLength;
+        claimed.push(...block.claimed);
+      }
+      return { text, claimed };
+    }
     await this.spill();
-    const blocks: RowBlock[] = [];
     const header = Buffer.alloc(HEADER);
     for (const at of this.placed.get(range) ?? []) {
       await this.read(header, at);
       const copyLength = header.readUInt32LE(0);
-      const rows = header.readUInt32LE(4);
       const claimedLength = header.readUInt32LE(8);
-      const body = Buffer.allocUnsafeSlow(copyLength + claimedLength);
-      await this.read(body, at + HEADER);
-      const claimed = claimedLength ? JSON.parse(body.toString("utf8", copyLength)) : [];
-      blocks.push({ range, copy: body.subarray(0, copyLength), rows, claimed });
+      await this.read(text.subarray(filled, filled + copyLength), at + HEADER);
+      filled += copyLength;
+      if (claimedLength) {
+        const json = Buffer.allocUnsafe(claimedLength);
+        await this.read(json, at + HEADER + copyLength);
+        claimed.push(...(JSON.parse(json.toString("utf8")) as ClaimedRow[]));
+      }
     }
-    return blocks;
+    return { text, claimed };
   }
 
   /** Frees what the spool holds (its file included). */
   async close() {
     this.held = [];
+    this.textBytes.clear();
     this.heldBytes = 0;
     await this.file?.close();
     this.file = null;
@@ -93,8 +117,16 @@ export class UploadSpool {
     }
     this.held = [];
     this.heldBytes = 0;
-    const bytes = Buffer.concat(parts);
-    await this.file.write(bytes, 0, bytes.length, this.written);
-    this.written += bytes.length;
+    for (let done = 0; done < parts.length; done += WRITEV_PARTS) {
+      const some = parts.slice(done, done + WRITEV_PARTS);
+      const bytes = some.reduce((n, part) => n + part.length, 0);
+      const { bytesWritten } = await this.file.writev(some, this.written);
+      // A vectored write may stop short; the rest goes in plain writes.
+      const rest = bytesWritten < bytes ? Buffer.concat(some).subarray(bytesWritten) : null;
+      for (let at = 0; rest && at < rest.length;) {
+        at += (await this.file.write(rest, at, rest.length - at, this.written + bytesWritten + at)).bytesWritten;
+      }
+      this.written += bytes;
+    }
   }
 }
