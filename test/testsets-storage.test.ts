@@ -21,6 +21,8 @@ const reads = { rows: 0, bytes: 0 };
 
 function counted(tx: Queryable): Queryable {
   return {
+    copyFrom: tx.copyFrom?.bind(tx),
+    copyBytes: tx.copyBytes,
     async query<T>(sql: string, params?: unknown[]) {
       const rows = await tx.query<T>(sql, params);
       reads.rows += rows.length;
@@ -58,7 +60,17 @@ async function project() {
     if (res.statusCode !== 200) throw new Error(`${method} ${path} → ${res.statusCode}: ${res.body}`);
     return res.json();
   };
-  return { id: account.project.id, ok };
+  const upload = async (path: string, csv: string) => {
+    const boundary = `----tessera${uuidv7()}`;
+    const payload = `--${boundary}\r\nContent-Disposition: form-data; name="file_type"\r\n\r\ncsv\r\n`
+      + `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="rows.csv"\r\n`
+      + `Content-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`;
+    const headers = { authorization: `ApiKey ${key}`, "content-type": `multipart/form-data; boundary=${boundary}` };
+    const res = await app.inject({ method: "POST", url: `/api${path}`, headers, payload });
+    if (res.statusCode !== 200) throw new Error(`POST ${path} → ${res.statusCode}: ${res.body}`);
+    return res.json();
+  };
+  return { id: account.project.id, ok, upload };
 }
 
 const rows = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => ({ data: { q: `${prefix}${i}` } }));
@@ -146,37 +158,60 @@ describe("testset revision storage", () => {
   it("random deltas keep the id list exact across chunk boundaries", async () => {
     const p = await project();
     const created = (await p.ok("POST", "/simple/testsets/", { testset: { slug: "random", data: { testcases: rows(3_000, "r") } } })).testset;
-    let model: string[] = await idsOf(p, created.revision_id);
-    let revisionId = created.revision_id;
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    for (let step = 0; step < 8; step++) {
-      const removed = Array.from({ length: 1 + random(40) }, () => model[random(model.length)]);
-      const kept = model.filter((id) => !removed.includes(id));
-      const added = random(30);
-      const replaced = [kept[random(kept.length)], kept[random(kept.length)]].filter((id, i, a) => a.indexOf(id) === i);
-      const rev = (await p.ok("POST", "/testsets/revisions/commit", {
-        testset_revision_commit: {
-          testset_revision_id: revisionId, testset_variant_id: created.variant_id,
-          delta: { rows: { remove: removed, add: rows(added, `s${step}-`), replace: replaced.map((id, i) => ({ id, data: { q: `s${step}-edit${i}` } })) } },
-        },
-      })).testset_revision;
-      const ids = await idsOf(p, rev.id);
-      const replacedAt = replaced.map((id) => kept.indexOf(id));
-      const expected = kept.map((id, i) => (replacedAt.includes(i) ? ids[i] : id));
-      expect(ids.slice(0, kept.length)).toEqual(expected);
-      expect(ids).toHaveLength(kept.length + added);
-      for (const at of replacedAt) expect(ids[at]).not.toBe(kept[at]);
-      model = ids;
-      revisionId = rev.id;
-    }
-    const full = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: revisionId } })).testset_revision;
-    expect(full.data.testcases.map((t: { id: string }) => t.id)).toEqual(model);
+    await randomDeltas(p, created.revision_id, created.variant_id);
+  }, 120_000);
+
+  it("random deltas after uploads find rows through the chunk each uploaded testcase names", async () => {
+    const p = await project();
+    const csv = (qs: string[]) => `q\n${qs.join("\n")}\n`;
+    const first = Array.from({ length: 3_000 }, (_, i) => `u${i}`);
+    const created = (await p.upload("/simple/testsets/upload", csv(first))).testset;
+    // A new upload's testcases name their chunks: no index row is written for them.
+    expect((await stored(p.id)).index_rows).toBe(0);
+    const [named] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM testcases WHERE project_id = $1 AND chunk_key IS NOT NULL", [p.id]);
+    expect(named.n).toBe(3_000);
+    // Half of the rows again, in another order and so in other chunks, and new ones: the stored rows get index rows.
+    const again = [...first.slice(0, 1_500).reverse(), ...Array.from({ length: 1_500 }, (_, i) => `v${i}`)];
+    const next = (await p.upload(`/simple/testsets/${created.id}/upload`, csv(again))).testset;
+    expect((await stored(p.id)).index_rows).toBeGreaterThanOrEqual(1_400);
+    expect(next.revision_id).not.toBe(created.revision_id);
+    await randomDeltas(p, next.revision_id, next.variant_id);
   }, 120_000);
 });
+
+/** Eight commits of random removals, additions and replacements, each checked against the list it should make. */
+async function randomDeltas(p: Awaited<ReturnType<typeof project>>, revisionId: string, variantId: string) {
+  let model: string[] = await idsOf(p, revisionId);
+  let seed = 7;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed % n;
+  };
+  for (let step = 0; step < 8; step++) {
+    const removed = Array.from({ length: 1 + random(40) }, () => model[random(model.length)]);
+    const kept = model.filter((id) => !removed.includes(id));
+    const added = random(30);
+    const replaced = [kept[random(kept.length)], kept[random(kept.length)]].filter((id, i, a) => a.indexOf(id) === i);
+    const rev = (await p.ok("POST", "/testsets/revisions/commit", {
+      testset_revision_commit: {
+        testset_revision_id: revisionId, testset_variant_id: variantId,
+        delta: { rows: { remove: removed, add: rows(added, `s${step}-`), replace: replaced.map((id, i) => ({ id, data: { q: `s${step}-edit${i}` } })) } },
+      },
+    })).testset_revision;
+    const ids = await idsOf(p, rev.id);
+    const replacedAt = replaced.map((id) => kept.indexOf(id));
+    const expected = kept.map((id, i) => (replacedAt.includes(i) ? ids[i] : id));
+    expect(ids.slice(0, kept.length)).toEqual(expected);
+    expect(ids).toHaveLength(kept.length + added);
+    for (const at of replacedAt) expect(ids[at]).not.toBe(kept[at]);
+    model = ids;
+    revisionId = rev.id;
+  }
+  const full = (await p.ok("POST", "/testsets/revisions/retrieve", { testset_revision_ref: { id: revisionId } })).testset_revision;
+  expect(full.data.testcases.map((t: { id: string }) => t.id)).toEqual(model);
+}
+
 
 describe("an id list stored as it arrives", () => {
   it("gives the same chunks and lists as the whole list stored at once, whatever the pieces", async () => {

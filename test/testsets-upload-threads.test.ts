@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HttpError } from "../src/errors.ts";
 import { unpackIds, storePackedIds } from "../src/testsets/chunk-lists.ts";
+import { chunkKey, chunkPacked, hashChunks } from "../src/testsets/chunks.ts";
 import { ColumnCounts } from "../src/testsets/columns.ts";
 import { readRows, type FileType } from "../src/testsets/import.ts";
 import { BlockBuilder, ID_RANGES, rangeOfHex, type RowBlock } from "../src/testsets/row-block.ts";
@@ -86,14 +87,23 @@ async function onThisThread(text: string, fileType: FileType, testsetId: string)
   const columns = new ColumnCounts();
   const builders = Array.from({ length: ID_RANGES }, (_, range) => new BlockBuilder({ ...OWNER, testsetId }, range));
   const blocks: ReturnType<typeof readable>[] = [];
-  for await (const row of readRows(Readable.from(pieces(text)), fileType)) {
-    const pending = pendTestcase(row, testsetId, dedup, ids, columns);
-    const id = ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16);
-    const builder = builders[rangeOfHex(id)];
-    if (builder.add(pending, id)) blocks.push(readable(builder.take()));
+  const pendings = [];
+  for await (const row of readRows(Readable.from(pieces(text)), fileType)) pendings.push(pendTestcase(row, testsetId, dedup, ids, columns));
+  // Each row names the chunk of the file's id list it is in, unless a row of that chunk claims an id.
+  const homes: string[] = [];
+  let at = 0;
+  for (const chunk of hashChunks(chunkPacked(ids.bytes))) {
+    const rows = pendings.slice(at, (at += chunk.count));
+    const key = rows.some((r) => r.claimed) ? null : chunkKey(chunk.hash);
+    if (key) homes.push(chunk.hash);
+    for (const pending of rows) {
+      const id = ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16);
+      const builder = builders[rangeOfHex(id)];
+      if (builder.add(pending, id, key)) blocks.push(readable(builder.take()));
+    }
   }
   for (const builder of builders) if (!builder.empty) blocks.push(readable(builder.take()));
-  return { blocks, ids: ids.bytes, columns: columns.stored() };
+  return { blocks, ids: ids.bytes, columns: columns.stored(), homes: new Set(homes) };
 }
 
 async function onThreads(text: string, fileType: FileType, testsetId: string) {
@@ -101,7 +111,7 @@ async function onThreads(text: string, fileType: FileType, testsetId: string) {
   const got = await pool.identify(Readable.from(pieces(text)), fileType, { ...OWNER, testsetId }, async (block) => {
     blocks.push(readable(block));
   });
-  return { blocks, ids: got.ids.bytes, columns: got.columns.stored() };
+  return { blocks, ids: got.ids.bytes, columns: got.columns.stored(), homes: got.homes };
 }
 
 const failure = async (work: Promise<unknown>) => {
@@ -143,8 +153,18 @@ describe("upload threads", () => {
       expect(now.blocks).toEqual(before.blocks);
       expect(Buffer.compare(now.ids, before.ids)).toBe(0);
       expect(now.columns).toEqual(before.columns);
+      expect(now.homes).toEqual(before.homes);
       // Repeated rows got numbered dedup ids, not one id.
       expect(new Set(unpackIds(now.ids)).size).toBe(4_500);
+    });
+
+    it(`name each ${fileType} row's chunk when no row of the chunk claims an id`, async () => {
+      const text = make(records(6_000).filter((r) => !("__id__" in r)));
+      const before = await onThisThread(text, fileType, TESTSET);
+      const now = await onThreads(text, fileType, TESTSET);
+      expect(before.homes.size).toBeGreaterThan(4);
+      expect(now.homes).toEqual(before.homes);
+      expect(now.blocks).toEqual(before.blocks);
     });
 
     it(`store a ${fileType} upload with the ids, columns and revision the request's thread computes`, async () => {

@@ -10,7 +10,10 @@ export interface IdEdits {
   append: string[];
 }
 
-/** Positions of the leaves that hold any of `ids`, found through `testcase_chunk_index`. */
+/**
+ * Positions of the leaves that hold any of `ids`, found through `testcase_chunk_index` and the chunk each testcase an
+ * upload stored names (`testcases.chunk_key`, migration 035).
+ */
 export async function locateIds(db: Queryable, projectId: string, leaves: Leaf[], ids: string[]): Promise<Set<number>> {
   const dirty = new Set<number>();
   if (!ids.length || !leaves.length) return dirty;
@@ -18,7 +21,9 @@ export async function locateIds(db: Queryable, projectId: string, leaves: Leaf[]
   // the project's rows yet, a join would hash every index entry of the project (see testcasesById).
   const rows = await db.query<{ chunk_key: string }>(
     `SELECT DISTINCT c.chunk_key::text AS chunk_key FROM jsonb_array_elements_text($2::jsonb) x CROSS JOIN LATERAL
-       (SELECT chunk_key FROM testcase_chunk_index WHERE project_id = $1 AND testcase_id = x::uuid OFFSET 0) c`,
+       (SELECT chunk_key FROM testcase_chunk_index WHERE project_id = $1 AND testcase_id = x::uuid
+        UNION ALL SELECT chunk_key FROM testcases WHERE project_id = $1 AND id = x::uuid AND chunk_key IS NOT NULL
+        OFFSET 0) c`,
     [projectId, json([...new Set(ids)])],
   );
   const keys = new Set(rows.map((r) => r.chunk_key));

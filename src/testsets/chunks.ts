@@ -21,6 +21,10 @@ function boundaryHash(bytes: Uint8Array, offset: number): number {
   return h;
 }
 
+/** Whether a chunk ends after the id at `offset`, the chunk's `count`-th. */
+export const endsChunk = (bytes: Uint8Array, offset: number, count: number) =>
+  boundaryHash(bytes, offset) % CHUNK_DIVISOR === 0 || count >= MAX_CHUNK;
+
 export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /** Signed 64-bit prefix of a chunk hash, the key of `testcase_chunk_index`. */
@@ -41,7 +45,7 @@ export class Chunker {
 
   push(id: Buffer) {
     this.open.push(id);
-    if (boundaryHash(id, 0) % CHUNK_DIVISOR === 0 || this.open.length >= MAX_CHUNK) {
+    if (endsChunk(id, 0, this.open.length)) {
       this.closed.push(Buffer.concat(this.open));
       this.open = [];
     }
@@ -70,7 +74,7 @@ export function splitChunks(bytes: Buffer): { closed: Buffer[]; open: Buffer } {
   const closed: Buffer[] = [];
   let start = 0;
   for (let o = 0; o < bytes.length; o += 16) {
-    if (boundaryHash(bytes, o) % CHUNK_DIVISOR === 0 || (o + 16 - start) / 16 >= MAX_CHUNK) {
+    if (endsChunk(bytes, o, (o + 16 - start) / 16)) {
       closed.push(bytes.subarray(start, o + 16));
       start = o + 16;
     }

@@ -56,7 +56,7 @@ export const rangeOfHex = (id: string) => (parseInt(id.slice(0, 2), 16) * ID_RAN
 export const rangeOfBytes = (bytes: Uint8Array, at: number) => (bytes[at] * ID_RANGES) >> 8;
 
 /** The columns a block's lines give, in order. */
-export const BLOCK_COLUMNS = "id, data, flags, tags, meta, project_id, testset_id, created_by_id";
+export const BLOCK_COLUMNS = "id, data, flags, tags, meta, project_id, testset_id, created_by_id, chunk_key";
 /** Rows of a block at most: what one embedded-database batch loads (or fewer, when their text passes `BLOCK_BYTES`). */
 export const BLOCK_ROWS = 1_000;
 export const BLOCK_BYTES = 256 * 1024;
@@ -76,13 +76,13 @@ export class BlockBuilder {
 
   constructor(owner: RowOwner, range: number) {
     this.#range = range;
-    this.#constants = `\t${owner.projectId}\t${owner.testsetId}\t${owner.userId ?? "\\N"}\n`;
+    this.#constants = `\t${owner.projectId}\t${owner.testsetId}\t${owner.userId ?? "\\N"}\t`;
   }
 
-  /** Adds a row whose id (32 hex digits) is `id`; true once the block is full. */
-  add(row: PendingTestcase, id: string): boolean {
+  /** Adds a row whose id (32 hex digits) is `id`, first stored in the chunk of key `chunkKey`; true once the block is full. */
+  add(row: PendingTestcase, id: string, chunkKey: string | null): boolean {
     const fields = `${copyText(row.stored)}\t${copyText(row.flags)}\t${copyText(row.tags)}\t${copyText(row.meta)}`;
-    const line = `${id}\t${fields}${this.#constants}`;
+    const line = `${id}\t${fields}${this.#constants}${chunkKey ?? "\\N"}\n`;
     if (row.claimed) this.#claimed.push({ at: row.at, claimed: row.claimed, stored: row.stored, line });
     else this.#lines.push(line);
     this.#chars += line.length;

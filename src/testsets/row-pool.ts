@@ -10,10 +10,14 @@ import { PackedIds } from "./testcases.ts";
 
 const THREAD_URL = new URL("./row-thread.ts", import.meta.url);
 
-/** An upload's rows as the threads identified them: packed ids in file order and the data columns counted. */
+/**
+ * An upload's rows as the threads identified them: packed ids in file order, the data columns counted, and the hashes
+ * of the chunks whose rows carry their chunk's key (see row-thread.ts).
+ */
 export interface IdentifiedRows {
   ids: PackedIds;
   columns: ColumnCounts;
+  homes: Set<string>;
 }
 
 /** Either job of an upload (see row-thread.ts): the parse job reads `content`, the identify job answers the rows. */
@@ -46,7 +50,9 @@ export class RowPool {
         job.writing = job.writing.then(() => job.onRows({ range, copy, rows, claimed }));
         job.writing.catch((error) => job.reject(error));
       } else if (message.type === "done") {
-        const rows = { ids: PackedIds.of(message.ids, message.count), columns: new ColumnCounts(message.columns) };
+        const rows = {
+          ids: PackedIds.of(message.ids, message.count), columns: new ColumnCounts(message.columns), homes: new Set(message.homes),
+        };
         job.writing.then(() => job.resolve(rows), () => {});
       } else {
         const { status, detail } = message;

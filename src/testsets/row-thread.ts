@@ -3,8 +3,9 @@ import { type MessagePort, parentPort } from "node:worker_threads";
 import { HttpError } from "../errors.ts";
 import { lowerThreadPriority } from "../thread-priority.ts";
 import { ColumnCounts } from "./columns.ts";
+import { chunkKey, endsChunk, sha256 } from "./chunks.ts";
 import { readRows } from "./import.ts";
-import { BlockBuilder, ID_RANGES, rangeOfHex } from "./row-block.ts";
+import { BlockBuilder, ID_RANGES, type PendingTestcase, rangeOfHex } from "./row-block.ts";
 import type { FromRowThread, PreparedRows, ToIdentify, ToParse, ToRowThread } from "./row-messages.ts";
 import { DedupIds } from "./testcase-id.ts";
 import { identifyRow, PackedIds, prepareRow } from "./testcases.ts";
@@ -116,12 +117,34 @@ function identify({ job, owner, port: from }: Extract<ToRowThread, { type: "iden
     identifying.delete(job);
     from.close();
   };
+  // The rows of the chunk being read wait until it ends, then go into their blocks with its key: a testcase first
+  // stored by this upload names the chunk it is stored in, and that chunk needs no index rows for it (chunk-edit.ts).
+  // A row that names an id of its own may get that id once its claim is decided, which can change its chunk: the rows
+  // of such a chunk name none, and it is indexed as any other.
+  let open: { pending: PendingTestcase; id: string }[] = [];
+  let claims = false;
+  let chunkStart = 0;
+  const homes: string[] = [];
+  const endChunk = () => {
+    if (!open.length) return;
+    const hash = sha256(ids.bytes.subarray(chunkStart * 16));
+    const key = claims ? null : chunkKey(hash);
+    if (key !== null) homes.push(hash);
+    for (const { pending, id } of open) {
+      const block = blocks[rangeOfHex(id)]!;
+      if (block.add(pending, id, key)) flush(block);
+    }
+    open = [];
+    claims = false;
+    chunkStart = ids.count;
+  };
   from.on("message", (message: ToIdentify) => {
     try {
       if (message.type === "end") {
+        endChunk();
         blocks.forEach(flush);
         const packed = new Uint8Array(ids.bytes);
-        post({ type: "done", job, ids: packed, count: ids.count, columns: message.columns }, [packed.buffer]);
+        post({ type: "done", job, ids: packed, count: ids.count, columns: message.columns, homes }, [packed.buffer]);
         return stop();
       }
       const { text, dedupAt, named, flags, tags, meta } = message.rows;
@@ -129,9 +152,9 @@ function identify({ job, owner, port: from }: Extract<ToRowThread, { type: "iden
         const prepared = { text: text[i]!, dedupAt: dedupAt[i]!, named: named[i]!, flags: flags[i]!, tags: tags[i]!,
           meta: meta[i]! };
         const pending = identifyRow(prepared, owner.testsetId, dedup, ids);
-        const id = ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16);
-        const block = blocks[rangeOfHex(id)]!;
-        if (block.add(pending, id)) flush(block);
+        open.push({ pending, id: ids.bytes.toString("hex", pending.at * 16, pending.at * 16 + 16) });
+        claims ||= pending.claimed !== null;
+        if (endsChunk(ids.bytes, pending.at * 16, ids.count - chunkStart)) endChunk();
       }
       from.postMessage({ type: "ack" } satisfies ToParse);
     } catch (error) {

@@ -16,6 +16,8 @@ export interface ReceivedUpload {
   readonly testsetId: string;
   readonly ids: PackedIds;
   readonly columns: ColumnCounts;
+  /** Hashes of the chunks whose rows name them (`testcases.chunk_key`): the chunks that need no index rows. */
+  readonly homes: Set<string>;
   readonly spool: UploadSpool;
 }
 
@@ -67,8 +69,8 @@ export async function receiveFile(
   const spool = new UploadSpool();
   try {
     const owner = { projectId: scope.projectId, testsetId, userId: scope.userId };
-    const { ids, columns } = await pool.identify(content, fileType, owner, (block) => spool.push(block));
-    return { testsetId, ids, columns, spool };
+    const { ids, columns, homes } = await pool.identify(content, fileType, owner, (block) => spool.push(block));
+    return { testsetId, ids, columns, homes, spool };
   } catch (error) {
     await spool.close();
     throw error;
@@ -132,8 +134,11 @@ export async function storeReceived(
   // Chunk boundaries follow the ids in file order, as for every other write of an id list.
   const chunks = hashChunks(chunkPacked(received.ids.bytes));
   const fresh = await inTurn(db, () => freshChunks(db, projectId, chunks));
-  // A new chunk's index rows go in before the chunk: a stored chunk is always indexed, even if the upload stops.
-  for (const text of indexBatches(projectId, fresh, limits, into)) await inBatch((tx) => loadIndexLines(tx, projectId, text));
+  // A new chunk's index rows go in before the chunk: a stored chunk is always indexed, even if the upload stops. The
+  // rows of a chunk the upload's threads named in each of its rows are stored, each naming it, or were stored before
+  // and got an index row then (see TestcaseWriter.loadLines).
+  const unnamed = fresh.filter((chunk) => !received.homes.has(chunk.hash));
+  for (const text of indexBatches(projectId, unnamed, limits, into)) await inBatch((tx) => loadIndexLines(tx, projectId, text));
   for (const batch of batches(fresh, limits, (chunk) => chunk.bytes.length)) {
     await inBatch((tx) => insertChunks(tx, projectId, batch));
   }

@@ -174,11 +174,16 @@ export class TestcaseWriter {
       this.direct = await copyUnlessConflict(tx, `COPY testcases (${BLOCK_COLUMNS}) FROM STDIN`, parts);
       if (this.direct) return;
     }
-    // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows.
+    // Rows are staged, then inserted with ON CONFLICT: COPY itself cannot skip stored rows. A row stored before names
+    // another chunk or none: its id gets an index row for the chunk this upload puts it in.
     await tx.query("CREATE TEMP TABLE IF NOT EXISTS testcase_block (LIKE testcases INCLUDING DEFAULTS) ON COMMIT DROP");
     await tx.copyFrom!(`COPY testcase_block (${BLOCK_COLUMNS}) FROM STDIN`, parts);
     await tx.query(`INSERT INTO testcases (${BLOCK_COLUMNS})
       SELECT ${BLOCK_COLUMNS} FROM testcase_block ORDER BY id ON CONFLICT DO NOTHING`);
+    await tx.query(`INSERT INTO testcase_chunk_index (project_id, testcase_id, chunk_key)
+      SELECT b.project_id, b.id, b.chunk_key FROM testcase_block b
+      JOIN testcases t ON t.project_id = b.project_id AND t.id = b.id AND t.chunk_key IS DISTINCT FROM b.chunk_key
+      WHERE b.chunk_key IS NOT NULL ORDER BY 2 ON CONFLICT DO NOTHING`);
     await tx.query("TRUNCATE testcase_block");
   }
 
