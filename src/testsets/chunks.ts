@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Queryable } from "../db/database.ts";
 import { copyUnlessConflict, json } from "../db/database.ts";
-import { BatchBuffer, bytesPrefix, orderByPrefix, type BatchLimits } from "./id-order.ts";
+import { BatchBuffer, batchSpans, bytesPrefix, orderByPrefix, type BatchLimits } from "./id-order.ts";
 
 /** A leaf chunk as a revision's chunk list names it: the hash of its packed ids and how many ids it holds. */
 export interface Leaf {
@@ -176,14 +176,10 @@ export function* indexBatches(
     for (let r = run; r < count && !seen; r++) seen = sameRow(distinct[r]!, i);
     if (!seen) distinct[count++] = i;
   }
-  for (let first = 0; first < count;) {
-    let last = first;
-    let bytes = 0;
-    for (; last < count && last - first < limits.rows && bytes < limits.bytes; last++) {
-      bytes += 32 + tails[chunkOf[distinct[last]!]!]!.length;
-    }
+  const length = (k: number) => 32 + tails[chunkOf[distinct[k]!]!]!.length;
+  for (const [first, end, bytes] of batchSpans(count, limits, length)) {
     const batch = into.take(bytes);
-    for (let k = first, to = 0; k < last; k++) {
+    for (let k = first, to = 0; k < end; k++) {
       const i = distinct[k]!;
       const id = chunks[chunkOf[i]!]!.bytes;
       for (let b = offset[i]!; b < offset[i]! + 16; b++, to += 2) {
@@ -193,7 +189,6 @@ export function* indexBatches(
       to += tails[chunkOf[i]!]!.copy(batch, to);
     }
     yield batch;
-    first = last;
   }
 }
 

@@ -40,6 +40,22 @@ export function orderByPrefix(n: number, prefix: (i: number) => number): Uint32A
 export type BatchLimits = { rows: number; bytes: number };
 
 /**
+ * Items 0…n-1 cut into batches of at most `limits.rows` items and about `limits.bytes` (as `size` counts them, a batch
+ * ending with the item that reaches it): each batch as its items `[first, end)` and their bytes.
+ */
+export function* batchSpans(
+  n: number, limits: BatchLimits, size: (item: number) => number,
+): Generator<[first: number, end: number, bytes: number]> {
+  for (let first = 0; first < n;) {
+    let end = first;
+    let bytes = 0;
+    for (; end < n && end - first < limits.rows && bytes < limits.bytes; end++) bytes += size(end);
+    yield [first, end, bytes];
+    first = end;
+  }
+}
+
+/**
  * A buffer lent to one batch at a time: a batch is a view of it, good until the next batch is asked for. Batches are
  * loaded one after another, and loading each into a buffer of its own made garbage collection run on every few.
  */
@@ -73,18 +89,13 @@ export function* idOrderedBatches(
   }
   starts[n] = text.length;
   const order = orderByPrefix(n, (i) => hexPrefix(text, starts[i]!));
-  for (let first = 0; first < n;) {
-    let last = first;
-    let bytes = 0;
-    for (; last < n && last - first < limits.rows && bytes < limits.bytes; last++) {
-      bytes += starts[order[last]! + 1]! - starts[order[last]!]!;
-    }
+  const length = (k: number) => starts[order[k]! + 1]! - starts[order[k]!]!;
+  for (const [first, end, bytes] of batchSpans(n, limits, length)) {
     const batch = into.take(bytes);
-    for (let k = first, to = 0; k < last; k++) {
+    for (let k = first, to = 0; k < end; k++) {
       const line = order[k]!;
       to += text.copy(batch, to, starts[line]!, starts[line + 1]!);
     }
-    yield { text: batch, rows: last - first };
-    first = last;
+    yield { text: batch, rows: end - first };
   }
 }

@@ -4,7 +4,7 @@ import { storeLeaves } from "./chunk-lists.ts";
 import { chunkPacked, freshChunks, hashChunks, indexBatches, insertChunks, loadIndexLines } from "./chunks.ts";
 import { ColumnCounts } from "./columns.ts";
 import { ResolvedIds } from "./delta.ts";
-import { BatchBuffer, idOrderedBatches, type BatchLimits } from "./id-order.ts";
+import { BatchBuffer, batchSpans, idOrderedBatches, type BatchLimits } from "./id-order.ts";
 import type { FileType } from "./import.ts";
 import { BLOCK_BYTES, BLOCK_ROWS, ID_RANGES } from "./row-block.ts";
 import type { RowPool } from "./row-pool.ts";
@@ -77,18 +77,6 @@ export async function receiveFile(
   }
 }
 
-/** `items` cut into batches of at most `limits.rows` items and about `limits.bytes` (as `size` counts them). */
-function* batches<T>(items: T[], limits: BatchLimits, size: (item: T) => number): Generator<T[]> {
-  for (let start = 0; start < items.length;) {
-    let end = start;
-    for (let bytes = 0; end < items.length && end - start < limits.rows && bytes < limits.bytes; end++) {
-      bytes += size(items[end]);
-    }
-    yield items.slice(start, end);
-    start = end;
-  }
-}
-
 /**
  * Writes a received upload's testcases and id chunks in short transactions that other requests interleave with.
  * All of it is content-addressed and reachable only from a revision, which the caller commits afterwards in one
@@ -139,8 +127,8 @@ export async function storeReceived(
   // and got an index row then (see TestcaseWriter.loadLines).
   const unnamed = fresh.filter((chunk) => !received.homes.has(chunk.hash));
   for (const text of indexBatches(projectId, unnamed, limits, into)) await inBatch((tx) => loadIndexLines(tx, projectId, text));
-  for (const batch of batches(fresh, limits, (chunk) => chunk.bytes.length)) {
-    await inBatch((tx) => insertChunks(tx, projectId, batch));
+  for (const [first, end] of batchSpans(fresh.length, limits, (i) => fresh[i]!.bytes.length)) {
+    await inBatch((tx) => insertChunks(tx, projectId, fresh.slice(first, end)));
   }
   const leaves = chunks.map(({ hash, count }) => ({ hash, count }));
   const ids = await inTurn(db, () => db.transaction((tx) => storeLeaves(tx, projectId, leaves)));
