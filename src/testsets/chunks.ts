@@ -115,7 +115,8 @@ export async function storeChunks(tx: Queryable, projectId: string, chunks: Buff
     const slice = fresh.slice(i, i + CHUNKS_PER_WRITE);
     const stored = await insertChunks(tx, projectId, slice);
     // A chunk another transaction stored meanwhile is indexed by that transaction.
-    for (const text of indexBatches(projectId, slice.filter((c) => stored.has(c.hash)))) await loadIndexLines(tx, projectId, text);
+    const indexed = slice.filter((c) => stored.has(c.hash));
+    for (const text of indexBatches(projectId, indexed)) await loadIndexLines(tx, projectId, text);
   }
   return leaves.map(({ hash, count }) => ({ hash, count }));
 }
@@ -137,7 +138,7 @@ export async function insertChunks(tx: Queryable, projectId: string, chunks: Has
 }
 
 /** Two hex digits of each byte value, as character codes. */
-const HEX_PAIRS = Buffer.from(Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0")).join(""), "latin1");
+const HEX_PAIRS = Buffer.from(Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0")).join(""));
 
 /**
  * The `testcase_chunk_index` rows of the chunks as COPY text, one line per distinct id and chunk, in id order (see
@@ -162,8 +163,9 @@ export function* indexBatches(
   }
   const order = orderByPrefix(total, (i) => prefix[i]!);
   const tails = chunks.map((c) => Buffer.from(`\t${chunkKey(c.hash)}\t${projectId}\n`));
-  const sameRow = (i: number, j: number) => prefix[i] === prefix[j] && tails[chunkOf[i]!]!.equals(tails[chunkOf[j]!]!)
-    && chunks[chunkOf[i]!]!.bytes.compare(chunks[chunkOf[j]!]!.bytes, offset[j]!, offset[j]! + 16, offset[i]!, offset[i]! + 16) === 0;
+  const idOf = (i: number) => chunks[chunkOf[i]!]!.bytes.subarray(offset[i]!, offset[i]! + 16);
+  const sameRow = (i: number, j: number) =>
+    prefix[i] === prefix[j] && tails[chunkOf[i]!]!.equals(tails[chunkOf[j]!]!) && idOf(i).equals(idOf(j));
   // An id met twice in a chunk (or in two chunks of the same key) is one row. Ids with the same first 20 bits are
   // next to each other in `order` (it compares more bits than that), and are a handful at most: each is compared.
   const group = (i: number) => Math.floor(prefix[i]! / 2 ** 20);

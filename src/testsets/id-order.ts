@@ -17,7 +17,7 @@ export function hexPrefix(text: Uint8Array, at: number): number {
 
 /** The first 40 bits of an id of 16 bytes at `at` of `bytes`. */
 export const bytesPrefix = (bytes: Uint8Array, at: number): number =>
-  bytes[at]! * 2 ** 32 + (((bytes[at + 1]! << 24) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 8) | bytes[at + 4]!) >>> 0);
+  bytes[at]! * 2 ** 32 + bytes[at + 1]! * 2 ** 24 + ((bytes[at + 2]! << 16) | (bytes[at + 3]! << 8) | bytes[at + 4]!);
 
 /**
  * The positions 0…n-1 ordered by `prefix(i)` (40 bits of an id), positions with the same leading bits in their own

@@ -79,7 +79,7 @@ export class BlockBuilder {
     this.#constants = `\t${owner.projectId}\t${owner.testsetId}\t${owner.userId ?? "\\N"}\t`;
   }
 
-  /** Adds a row whose id (32 hex digits) is `id`, first stored in the chunk of key `chunkKey`; true once the block is full. */
+  /** Adds a row whose id (32 hex digits) is `id`, in the chunk of key `chunkKey`; true once the block is full. */
   add(row: PendingTestcase, id: string, chunkKey: string | null): boolean {
     const fields = `${copyText(row.stored)}\t${copyText(row.flags)}\t${copyText(row.tags)}\t${copyText(row.meta)}`;
     const line = `${id}\t${fields}${this.#constants}${chunkKey ?? "\\N"}\n`;

@@ -50,9 +50,8 @@ export class RowPool {
         job.writing = job.writing.then(() => job.onRows({ range, copy, rows, claimed }));
         job.writing.catch((error) => job.reject(error));
       } else if (message.type === "done") {
-        const rows = {
-          ids: PackedIds.of(message.ids, message.count), columns: new ColumnCounts(message.columns), homes: new Set(message.homes),
-        };
+        const ids = PackedIds.of(message.ids, message.count);
+        const rows = { ids, columns: new ColumnCounts(message.columns), homes: new Set(message.homes) };
         job.writing.then(() => job.resolve(rows), () => {});
       } else {
         const { status, detail } = message;

@@ -126,7 +126,9 @@ export async function storeReceived(
   // rows of a chunk the upload's threads named in each of its rows are stored, each naming it, or were stored before
   // and got an index row then (see TestcaseWriter.loadLines).
   const unnamed = fresh.filter((chunk) => !received.homes.has(chunk.hash));
-  for (const text of indexBatches(projectId, unnamed, limits, into)) await inBatch((tx) => loadIndexLines(tx, projectId, text));
+  for (const text of indexBatches(projectId, unnamed, limits, into)) {
+    await inBatch((tx) => loadIndexLines(tx, projectId, text));
+  }
   for (const [first, end] of batchSpans(fresh.length, limits, (i) => fresh[i]!.bytes.length)) {
     await inBatch((tx) => insertChunks(tx, projectId, fresh.slice(first, end)));
   }
