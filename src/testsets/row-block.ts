@@ -42,7 +42,6 @@ export interface RowBlock {
   /** The id range of every row (see `ID_RANGES`). */
   range: number;
   copy: Uint8Array;
-  rows: number;
   claimed: ClaimedRow[];
 }
 
@@ -99,7 +98,7 @@ export class BlockBuilder {
     // A buffer of its own (a small Buffer.from shares Node's pool): the block's memory is transferred between threads.
     const copy = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
     copy.write(text);
-    const block = { range: this.#range, copy, rows: this.#lines.length + this.#claimed.length, claimed: this.#claimed };
+    const block = { range: this.#range, copy, claimed: this.#claimed };
     this.#lines = [];
     this.#claimed = [];
     this.#chars = 0;

@@ -22,7 +22,7 @@ export type ToRowThread =
 export type FromRowThread =
   | { type: "more"; job: number }
   | { type: "parsed"; job: number }
-  | { type: "rows"; job: number; range: number; copy: Uint8Array; rows: number; claimed: ClaimedRow[] }
+  | { type: "rows"; job: number; range: number; copy: Uint8Array; claimed: ClaimedRow[] }
   | { type: "done"; job: number; ids: Uint8Array; count: number; columns: StoredColumns; homes: string[] }
   | { type: "failed"; job: number; status: number | null; detail: unknown; message: string };
 

@@ -46,8 +46,8 @@ export class RowPool {
       if (message.type === "more") void feed(thread, message.job, job);
       else if (message.type === "parsed") thread.jobs.delete(message.job);
       else if (message.type === "rows") {
-        const { range, copy, rows, claimed } = message;
-        job.writing = job.writing.then(() => job.onRows({ range, copy, rows, claimed }));
+        const { range, copy, claimed } = message;
+        job.writing = job.writing.then(() => job.onRows({ range, copy, claimed }));
         job.writing.catch((error) => job.reject(error));
       } else if (message.type === "done") {
         const ids = PackedIds.of(message.ids, message.count);

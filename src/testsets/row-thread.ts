@@ -110,8 +110,8 @@ function identify({ job, owner, port: from }: Extract<ToRowThread, { type: "iden
   const blocks = Array.from({ length: ID_RANGES }, (_, range) => new BlockBuilder(owner, range));
   const flush = (block: BlockBuilder) => {
     if (block.empty) return;
-    const { range, copy, rows, claimed } = block.take();
-    post({ type: "rows", job, range, copy, rows, claimed }, [copy.buffer as ArrayBuffer]);
+    const { range, copy, claimed } = block.take();
+    post({ type: "rows", job, range, copy, claimed }, [copy.buffer as ArrayBuffer]);
   };
   const stop = () => {
     identifying.delete(job);

@@ -9,8 +9,8 @@ const IN_MEMORY = 8 * 1024 * 1024;
 const WRITE = 1024 * 1024;
 /** Buffers one write to the file gathers (the system's limit on a vectored write is 1,024). */
 const WRITEV_PARTS = 1020;
-/** A block in the file: its COPY text's length, its rows, its claimed rows' JSON length; then those two. */
-const HEADER = 12;
+/** A block in the file: its COPY text's length and its claimed rows' JSON length; then those two. */
+const HEADER = 8;
 
 const sizeOf = (block: RowBlock) =>
   block.claimed.reduce((n, c) => n + c.line.length + c.stored.length, block.copy.byteLength);
@@ -62,7 +62,7 @@ export class UploadSpool {
     for (const at of this.placed.get(range) ?? []) {
       await this.read(header, at);
       const copyLength = header.readUInt32LE(0);
-      const claimedLength = header.readUInt32LE(8);
+      const claimedLength = header.readUInt32LE(4);
       await this.read(text.subarray(filled, filled + copyLength), at + HEADER);
       filled += copyLength;
       if (claimedLength) {
@@ -107,8 +107,7 @@ export class UploadSpool {
       const claimed = block.claimed.length ? Buffer.from(JSON.stringify(block.claimed)) : Buffer.alloc(0);
       const header = Buffer.alloc(HEADER);
       header.writeUInt32LE(block.copy.byteLength, 0);
-      header.writeUInt32LE(block.rows, 4);
-      header.writeUInt32LE(claimed.length, 8);
+      header.writeUInt32LE(claimed.length, 4);
       parts.push(header, Buffer.from(block.copy.buffer, block.copy.byteOffset, block.copy.byteLength), claimed);
       const starts = this.placed.get(block.range) ?? [];
       this.placed.set(block.range, starts);
