@@ -5,16 +5,18 @@ import { UploadSpool } from "../src/testsets/upload-spool.ts";
 /** A block of `lines` COPY lines of about 1 KB in `range`, every tenth block with a claimed row. */
 function block(range: number, n: number, lines = 300): RowBlock {
   const text = Array.from({ length: lines }, (_, i) => `${range}-${n}-${i}\t${"x".repeat(1000)}\n`).join("");
-  const claimed: ClaimedRow[] = n % 10 === 0 ? [{ at: n, claimed: `id-${n}`, stored: `{"n": ${n}}`, line: `line ${n}\n` }] : [];
+  const claimed: ClaimedRow[] = n % 10 === 0
+    ? [{ at: n, claimed: `id-${n}`, stored: `{"n": ${n}}`, line: `line ${n}\n` }]
+    : [];
   return { range, copy: Buffer.from(text), claimed };
 }
 
 describe("an upload's spool", () => {
-  it("gives back each id range's blocks in the order they came, from memory and from its file", async () => {
+  it("gives back each id range's blocks in the order they came, from its file", async () => {
     const spool = new UploadSpool();
     const pushed: RowBlock[] = [];
     try {
-      // 60 blocks of about 300 KB: the first 8 MB stay in memory, the rest go to the file.
+      // 60 blocks of about 300 KB: past 8 MB held, the spool writes its blocks to its file.
       for (let n = 0; n < 60; n++) {
         const b = block(n % 3, n);
         pushed.push(b);
