@@ -39,20 +39,23 @@ export class DigestCounts {
   /** How many times `digest` (its first 16 bytes) was counted before this call; counts it once more. */
   bump(digest: Uint8Array): number {
     if ((this.size + 1) * 4 > this.counts.length * 3) this.grow();
-    const view = new DataView(digest.buffer, digest.byteOffset, 16);
-    const a = view.getUint32(0), b = view.getUint32(4), c = view.getUint32(8), d = view.getUint32(12);
-    const mask = this.counts.length - 1;
+    const a = word(digest, 0), b = word(digest, 4), c = word(digest, 8), d = word(digest, 12);
+    const { keys, counts } = this;
+    const mask = counts.length - 1;
     for (let slot = (a ^ c) & mask; ; slot = (slot + 1) & mask) {
-      const n = this.counts[slot];
+      const n = counts[slot];
+      const k = slot * 4;
       if (n === 0) {
-        this.keys.set([a, b, c, d], slot * 4);
-        this.counts[slot] = 1;
+        keys[k] = a;
+        keys[k + 1] = b;
+        keys[k + 2] = c;
+        keys[k + 3] = d;
+        counts[slot] = 1;
         this.size++;
         return 0;
       }
-      const k = slot * 4;
-      if (this.keys[k] === a && this.keys[k + 1] === b && this.keys[k + 2] === c && this.keys[k + 3] === d) {
-        this.counts[slot] = n + 1;
+      if (keys[k] === a && keys[k + 1] === b && keys[k + 2] === c && keys[k + 3] === d) {
+        counts[slot] = n + 1;
         return n;
       }
     }
@@ -60,21 +63,24 @@ export class DigestCounts {
 
   private grow() {
     const { keys, counts } = this;
-    this.keys = new Uint32Array(keys.length * 2);
-    this.counts = new Uint32Array(counts.length * 2);
-    this.size = 0;
-    const mask = this.counts.length - 1;
+    const grown = new Uint32Array(keys.length * 2);
+    const grownCounts = new Uint32Array(counts.length * 2);
+    const mask = grownCounts.length - 1;
     for (let i = 0; i < counts.length; i++) {
       if (counts[i] === 0) continue;
-      const a = keys[i * 4], c = keys[i * 4 + 2];
-      let slot = (a ^ c) & mask;
-      while (this.counts[slot] !== 0) slot = (slot + 1) & mask;
-      this.keys.set(keys.subarray(i * 4, i * 4 + 4), slot * 4);
-      this.counts[slot] = counts[i];
-      this.size++;
+      let slot = (keys[i * 4] ^ keys[i * 4 + 2]) & mask;
+      while (grownCounts[slot] !== 0) slot = (slot + 1) & mask;
+      grown.set(keys.subarray(i * 4, i * 4 + 4), slot * 4);
+      grownCounts[slot] = counts[i];
     }
+    this.keys = grown;
+    this.counts = grownCounts;
   }
 }
+
+/** Bytes `at`..`at + 3` of `bytes` as a big-endian unsigned 32-bit number, without a DataView a call. */
+const word = (bytes: Uint8Array, at: number): number =>
+  ((bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]) >>> 0;
 
 /**
  * Generated row identity for rows that bring no `testcase_dedup_id`: a hash of the content and of how
