@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openPglite } from "../src/db/pglite-driver.ts";
+import { migrate } from "../src/db/migrate.ts";
+import { normalizeSpan } from "../src/tracing/otlp/normalize.ts";
+import { otlpSpans } from "../src/tracing/otlp/otlp-spans.ts";
+import { decodeExportRequest } from "../src/tracing/otlp/protobuf.ts";
+import { rollUp } from "../src/tracing/rollup.ts";
+import { SPANS_COPY, spanLine } from "../src/tracing/spans.ts";
+import { exportRequests } from "./tracing.ts";
+
+/**
+ * The embedded database's side of span ingestion alone (`node bench/span-copy.ts [spans]`, 300,000 by default): the
+ * COPY text of line 10's spans (the server's own normaliser and line writer, built before the clock starts), loaded
+ * into a fresh PGlite as the server opens it (32 MB buffer pool) in one transaction per request of 1,000 spans, in a
+ * process of its own. Prints `{spans, ms, cpuMs, usPerSpan}`, CPU being the whole process's (user + system).
+ */
+const spans = Number(process.argv[2] ?? 300_000);
+const scope = { projectId: "00000000-0000-7000-8000-000000000000", userId: null };
+const requests: string[] = [];
+for (const request of exportRequests(spans, Date.now())) {
+  const { spans: read } = otlpSpans(decodeExportRequest(request), "bytes");
+  requests.push(rollUp(read.map(normalizeSpan)).map((span) => spanLine(scope, span)).join(""));
+}
+const dir = mkdtempSync(join(tmpdir(), "tessera-span-copy-"));
+try {
+  const db = await openPglite(dir, { sharedBuffersMb: 32, maintenanceMs: 3_600_000 });
+  await migrate(db);
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  for (const text of requests) await db.transaction((tx) => tx.copyFrom!(SPANS_COPY, [text]));
+  const used = process.cpuUsage(cpu);
+  const ms = performance.now() - started;
+  await db.close();
+  const cpuMs = (used.user + used.system) / 1000;
+  process.stdout.write(`${JSON.stringify({ spans, ms: Math.round(ms), cpuMs: Math.round(cpuMs), usPerSpan: +((cpuMs * 1000) / spans).toFixed(1) })}\n`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
