@@ -43,7 +43,7 @@ function request(n: number): { body: Buffer; traceIds: string[] } {
 }
 
 describe("OTLP ingestion and a killed server", () => {
-  it("keeps every span it acknowledged when the process is killed right after the last answer", { timeout: 240_000 }, async () => {
+  it("keeps every span it acknowledged when killed right after its last answer", { timeout: 240_000 }, async () => {
     server = await startServerProcess(target.env);
     const key = readFileSync(join(target.dir, "api-key"), "utf8").trim();
     const sent: string[] = [];
@@ -51,7 +51,8 @@ describe("OTLP ingestion and a killed server", () => {
     for (let n = 0; n < REQUESTS; n++) {
       const { body, traceIds } = request(n);
       const res = await fetch(`${server.url}/api/otlp/v1/traces`, {
-        method: "POST", body: new Uint8Array(body), headers: { authorization: `ApiKey ${key}`, "content-type": "application/x-protobuf" },
+        method: "POST", body: new Uint8Array(body),
+        headers: { authorization: `ApiKey ${key}`, "content-type": "application/x-protobuf" },
       });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
@@ -64,7 +65,7 @@ describe("OTLP ingestion and a killed server", () => {
       expect(logFiles.length).toBeGreaterThan(2);
     }
 
-    // Read straight from the database, which recovers from its log as it opens (PGlite) or never went away (PostgreSQL).
+    // Read straight from the database: PGlite recovers from its log as it opens; PostgreSQL never went away.
     const stored = await target.use((db) => db.query<{ trace_id: string; spans: number }>(
       "SELECT replace(trace_id::text, '-', '') AS trace_id, count(*)::int AS spans FROM spans GROUP BY trace_id",
     ));
