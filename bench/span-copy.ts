@@ -3,12 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPglite } from "../src/db/pglite-driver.ts";
 import { migrate } from "../src/db/migrate.ts";
-import { normalizeSpan } from "../src/tracing/otlp/normalize.ts";
-import { otlpSpans } from "../src/tracing/otlp/otlp-spans.ts";
-import { decodeExportRequest } from "../src/tracing/otlp/protobuf.ts";
-import { rollUp } from "../src/tracing/rollup.ts";
-import { SPANS_COPY, spanLine } from "../src/tracing/spans.ts";
-import { exportRequests } from "./tracing.ts";
+import { SPANS_COPY } from "../src/tracing/spans.ts";
+import { copyText, exportRequests } from "./tracing.ts";
 
 /**
  * The embedded database's side of span ingestion alone (`node bench/span-copy.ts [spans]`, 300,000 by default): the
@@ -17,12 +13,7 @@ import { exportRequests } from "./tracing.ts";
  * process of its own. Prints `{spans, ms, cpuMs, usPerSpan}`, CPU being the whole process's (user + system).
  */
 const spans = Number(process.argv[2] ?? 300_000);
-const scope = { projectId: "00000000-0000-7000-8000-000000000000", userId: null };
-const requests: string[] = [];
-for (const request of exportRequests(spans, Date.now())) {
-  const { spans: read } = otlpSpans(decodeExportRequest(request), "bytes");
-  requests.push(rollUp(read.map(normalizeSpan)).map((span) => spanLine(scope, span)).join(""));
-}
+const requests = [...exportRequests(spans, Date.now())].map(copyText);
 const dir = mkdtempSync(join(tmpdir(), "tessera-span-copy-"));
 try {
   const db = await openPglite(dir, { sharedBuffersMb: 32, maintenanceMs: 3_600_000 });

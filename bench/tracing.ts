@@ -103,15 +103,20 @@ async function ingest(api: Api, requests: Buffer[]): Promise<{ ms: number; bytes
   return { ms: performance.now() - started, bytes };
 }
 
-/** The COPY text of the very rows the server stores for these spans (its own normaliser and line writer). */
+const SCOPE = { projectId: "00000000-0000-7000-8000-000000000000", userId: null };
+
+/** The COPY text of the very rows the server stores for one request's spans (its own normaliser and line writer). */
+export function copyText(request: Buffer): string {
+  const { spans } = otlpSpans(decodeExportRequest(request), "bytes");
+  return rollUp(spans.map(normalizeSpan)).map((span) => spanLine(SCOPE, span)).join("");
+}
+
+/** The COPY text of every request, in a file. */
 async function copyFile(work: string, requests: Buffer[], label: string): Promise<string> {
   const file = join(work, `spans-${label}.copy`);
   const out = createWriteStream(file);
-  const scope = { projectId: "00000000-0000-7000-8000-000000000000", userId: null };
   for (const request of requests) {
-    const { spans: read } = otlpSpans(decodeExportRequest(request), "bytes");
-    const text = rollUp(read.map(normalizeSpan)).map((span) => spanLine(scope, span)).join("");
-    if (!out.write(text)) await once(out, "drain");
+    if (!out.write(copyText(request))) await once(out, "drain");
   }
   out.end();
   await once(out, "finish");
