@@ -3,24 +3,25 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPglite } from "../src/db/pglite-driver.ts";
 import { migrate } from "../src/db/migrate.ts";
+import { binaryCopyData } from "../src/db/copy-binary.ts";
 import { SPANS_COPY } from "../src/tracing/spans.ts";
-import { copyText, exportRequests } from "./tracing.ts";
+import { exportRequests, spanRows } from "./tracing.ts";
 
 /**
  * The embedded database's side of span ingestion alone (`node bench/span-copy.ts [spans]`, 300,000 by default): the
- * COPY text of line 10's spans (the server's own normaliser and line writer, built before the clock starts), loaded
+ * COPY data of line 10's spans (the server's own normaliser and row writer, built before the clock starts), loaded
  * into a fresh PGlite as the server opens it (32 MB buffer pool) in one transaction per request of 1,000 spans, in a
  * process of its own. Prints `{spans, ms, cpuMs, usPerSpan}`, CPU being the whole process's (user + system).
  */
 const spans = Number(process.argv[2] ?? 300_000);
-const requests = [...exportRequests(spans, Date.now())].map(copyText);
+const requests = [...exportRequests(spans, Date.now())].map((request) => binaryCopyData([spanRows(request)]));
 const dir = mkdtempSync(join(tmpdir(), "tessera-span-copy-"));
 try {
   const db = await openPglite(dir, { sharedBuffersMb: 32, maintenanceMs: 3_600_000 });
   await migrate(db);
   const cpu = process.cpuUsage();
   const started = performance.now();
-  for (const text of requests) await db.transaction((tx) => tx.copyFrom!(SPANS_COPY, [text]));
+  for (const data of requests) await db.transaction((tx) => tx.copyFrom!(SPANS_COPY, data));
   const used = process.cpuUsage(cpu);
   const ms = performance.now() - started;
   await db.close();

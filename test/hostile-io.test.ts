@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount } from "../src/accounts/accounts.ts";
+import { BinaryRows, tupleField } from "../src/db/copy-binary.ts";
 import { fromJsonb, fromJsonbString, toJsonbString, toJsonbText } from "../src/db/jsonb-text.ts";
 import { migrate } from "../src/db/migrate.ts";
 import { badRequest } from "../src/errors.ts";
@@ -11,7 +12,7 @@ import { testsets } from "../src/kinds/testsets.ts";
 import { ColumnCounts } from "../src/testsets/columns.ts";
 import { testcaseId } from "../src/testsets/testcase-id.ts";
 import { loadTestcases } from "../src/testsets/testcases.ts";
-import { TraceWriter, traceLine } from "../src/traces/trace-writer.ts";
+import { TraceWriter, writeTrace } from "../src/traces/trace-writer.ts";
 import { createSimple } from "../src/versioning/simple.ts";
 import { emptyDatabase } from "./support/empty-database.ts";
 import { startStubLlm, type StubLlm } from "./support/stub-llm.ts";
@@ -311,7 +312,7 @@ describe("the jsonb escape", () => {
 });
 
 describe("trace batches", () => {
-  it("a row the database refuses is reported alone; the rest of its batch (lines or blocks) is stored", async () => {
+  it("a row the database refuses is reported alone; the rest of its batch (traces or blocks) is stored", async () => {
     const other = await server.project();
     const errors: unknown[] = [];
     const writer = new TraceWriter(server.db, (error) => errors.push(error), 10_000);
@@ -319,16 +320,19 @@ describe("trace batches", () => {
       traceId: `${n.toString(16).padStart(8, "0")}${crypto.randomUUID().replace(/-/g, "").slice(8)}`, spanId: "0".repeat(16),
       references: null, inputs: { n }, outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [], projectId,
     });
-    // Line breaks and tabs in a value are escaped in its line: a block of lines splits back into them exactly.
+    // Line breaks and tabs in a value are stored as written.
     const rows = Array.from({ length: 10 }, (_, n) => ({ ...trace(n, other.id), inputs: { n, text: "a\nb\tc" } }));
-    // A trace whose project id is not a uuid: the database refuses this one trace's spans (spans carry no key to
-    // projects since migration 031, so an unknown project alone would be stored).
-    const refused = trace(99, other.id);
     const scope = { projectId: other.id, userId: null };
     for (const t of rows.slice(0, 5)) writer.add(scope, t);
-    // The rest as the evaluation thread hands them over: one block of UTF-8 lines, the refused one among them.
-    const block = [traceLine({ projectId: "not-a-project-id", userId: null }, refused), ...rows.slice(5).map((t) => traceLine(scope, t))];
-    writer.addText(new TextEncoder().encode(block.join("")), block.length);
+    // The rest as the evaluation thread hands them over, one block of rows, with a trace the database refuses among
+    // them: its span's attributes name a jsonb version (2) that the database does not know.
+    const refused = trace(99, other.id);
+    const block = new BinaryRows();
+    writeTrace(block, scope, refused);
+    const refusedRows = block.take();
+    tupleField(refusedRows, 15)![0] = 2;
+    for (const t of rows.slice(5)) writeTrace(block, scope, t);
+    writer.addRows(Buffer.concat([refusedRows, block.take()]), 6);
     await writer.flush();
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ traceId: refused.traceId });

@@ -5,7 +5,7 @@
 export interface Queryable {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /**
-   * Bulk load: runs `COPY … FROM STDIN` (text or csv format as `sql` says) with `data` as its input,
+   * Bulk load: runs `COPY … FROM STDIN` (text, csv or binary as `sql` says) with `data` as its input,
    * a batch already serialised. Rows a query would send as parameters load an order of magnitude
    * faster this way. Both drivers have it; it is optional so a Queryable can be a plain wrapper.
    */

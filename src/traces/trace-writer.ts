@@ -1,7 +1,8 @@
 import type { Scope } from "../accounts/scope.ts";
+import { binaryCopyData, BinaryRows, binaryTuples, tupleField } from "../db/copy-binary.ts";
 import type { Database } from "../db/database.ts";
 import { invocationSpans } from "../tracing/invocation-spans.ts";
-import { spanLine, SPANS_COPY } from "../tracing/spans.ts";
+import { SPANS_COPY, writeSpan } from "../tracing/spans.ts";
 import type { InvocationRecord } from "./traces.ts";
 
 /**
@@ -11,13 +12,13 @@ import type { InvocationRecord } from "./traces.ts";
  * thread (about 1 ms a trace): a write while invocations keep arriving holds up the one in flight, so under
  * steady traffic the writes come rarely and in batches of up to `maxBatch` lines (200: about 0.2 s during which the
  * embedded database answers no other project), and a quiet server writes within `intervalMs`.
- * Each trace waits as its spans' lines of COPY text (`traceLine`), which the evaluation thread writes for its own.
+ * Each trace waits as its spans' rows of binary COPY (`writeTrace`), which the evaluation thread writes for its own.
  * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered, and the server
  * flushes when it closes.
  * On the embedded database a batch goes in pieces of about `PIECE_MS` each, with a turn of the event loop between
  * them: an invocation that arrives during a write waits for one piece, not for the batch.
- * A piece the database refuses is written again line by line: a span already stored is skipped, and
- * only the lines the database refuses are lost (and reported to `onError`), never another caller's
+ * A piece the database refuses is written again row by row: a span already stored is skipped, and
+ * only the rows the database refuses are lost (and reported to `onError`), never another caller's
  * trace that shared their batch.
  */
 export class TraceWriter {
@@ -25,8 +26,8 @@ export class TraceWriter {
   readonly #intervalMs: number;
   readonly #maxDelayMs: number;
   readonly #maxBatch: number;
-  /** Lines, and blocks of lines as UTF-8 (`addText`), `#lines` lines in all. */
-  #pending: (string | Buffer)[] = [];
+  /** Blocks of rows (`addRows`), of `#lines` traces in all with `#records`. */
+  #pending: Buffer[] = [];
   #records: [Scope, InvocationRecord][] = [];
   #lines = 0;
   #timer: NodeJS.Timeout | null = null;
@@ -35,6 +36,7 @@ export class TraceWriter {
   #firstAt = 0;
   #lastAt = 0;
   #writing: Promise<void> = Promise.resolve();
+  readonly #rows = new BinaryRows();
   readonly #onError: (error: unknown) => void;
 
   constructor(
@@ -54,11 +56,11 @@ export class TraceWriter {
     this.#added(1);
   }
 
-  /** `lines` traces already written as lines (`traceLine`), one after the other, in UTF-8. */
-  addText(text: Uint8Array, lines: number): void {
-    if (lines === 0) return;
-    this.#pending.push(Buffer.from(text.buffer, text.byteOffset, text.byteLength));
-    this.#added(lines);
+  /** `traces` traces already written as rows (`writeTrace`), one after the other. */
+  addRows(rows: Uint8Array, traces: number): void {
+    if (traces === 0) return;
+    this.#pending.push(Buffer.from(rows.buffer, rows.byteOffset, rows.byteLength));
+    this.#added(traces);
   }
 
   #added(lines: number): void {
@@ -106,33 +108,32 @@ export class TraceWriter {
   }
 
   /**
-   * A batch's units, each added trace's lines (built only as the piece that holds it is written: 200 traces' lines
-   * took 3.8 ms at once), then each line of the blocks added as text.
+   * A batch's units, each added trace's rows (built only as the piece that holds it is written: 200 traces' rows
+   * took 3.8 ms at once), then each row of the blocks added as rows.
    */
-  *#units(records: [Scope, InvocationRecord][], batch: (string | Buffer)[]): Generator<string | Buffer> {
+  *#units(records: [Scope, InvocationRecord][], batch: Buffer[]): Generator<Buffer> {
     for (const [scope, record] of records) {
-      let line: string;
       try {
-        line = traceLine(scope, record);
+        writeTrace(this.#rows, scope, record);
       } catch (error) {
         this.#onError(Object.assign(error as object, { traceId: record.traceId, projectId: scope.projectId }));
         continue;
       }
-      yield line;
+      yield this.#rows.take();
     }
-    yield* unitsOf(batch);
+    for (const block of batch) yield* binaryTuples(block);
   }
 
-  async #write(units: Generator<string | Buffer>): Promise<void> {
+  async #write(units: Generator<Buffer>): Promise<void> {
     if (this.#db.driver !== "pglite") return this.#writePiece([...units]);
     let size = FIRST_PIECE;
-    let piece: (string | Buffer)[] = [];
+    let piece: Buffer[] = [];
     let started = performance.now();
     for (const unit of units) {
       piece.push(unit);
       if (piece.length < size) continue;
       await this.#writePiece(piece);
-      // The next piece is sized from this one's time (its lines built and written): spans vary from a few hundred
+      // The next piece is sized from this one's time (its rows built and written): spans vary from a few hundred
       // bytes to many KB.
       const took = Math.max(performance.now() - started, 0.1);
       size = Math.max(1, Math.min(MAX_PIECE, Math.round((size * PIECE_MS) / took)));
@@ -143,22 +144,22 @@ export class TraceWriter {
     if (piece.length) await this.#writePiece(piece);
   }
 
-  async #writePiece(batch: (string | Buffer)[]): Promise<void> {
+  async #writePiece(batch: Buffer[]): Promise<void> {
     try {
       await this.#copy(batch);
     } catch {
-      for (const line of batch.flatMap(linesOf)) {
-        await this.#copy([line]).catch((error: { code?: string }) => {
+      for (const row of batch.flatMap((unit) => [...binaryTuples(unit)])) {
+        await this.#copy([row]).catch((error: { code?: string }) => {
           if (error.code === UNIQUE_VIOLATION) return; // stored already
-          const [projectId, traceId] = line.split("\t", 2);
-          this.#onError(Object.assign(error, { traceId: traceId?.replaceAll("-", ""), projectId }));
+          const [projectId, traceId] = [0, 1].map((field) => tupleField(row, field)?.toString("hex"));
+          this.#onError(Object.assign(error, { traceId, projectId: projectId && uuidText(projectId) }));
         });
       }
     }
   }
 
-  #copy(lines: (string | Buffer)[]): Promise<void> {
-    return this.#db.copyFrom(SPANS_COPY, lines);
+  #copy(rows: Buffer[]): Promise<void> {
+    return this.#db.copyFrom(SPANS_COPY, binaryCopyData(rows));
   }
 }
 
@@ -169,25 +170,16 @@ const PIECE_MS = 2;
 const FIRST_PIECE = 8;
 const MAX_PIECE = 500;
 
-/** A batch's traces: each added one as it came, and each line of a block of lines (`addText`) on its own. */
-function* unitsOf(batch: (string | Buffer)[]): Generator<string | Buffer> {
-  for (const part of batch) {
-    if (typeof part === "string") {
-      yield part;
-      continue;
-    }
-    for (let at = 0; at < part.length;) {
-      const end = part.indexOf(10, at) + 1 || part.length;
-      yield part.subarray(at, end);
-      at = end;
-    }
-  }
-}
-/** The lines of a part of a batch (a line of COPY text ends with its only unescaped line break). */
-const linesOf = (part: string | Buffer): string[] =>
-  part.toString().split("\n").slice(0, -1).map((line) => `${line}\n`);
+const uuidText = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
-/** A trace as lines of COPY text for the spans table, one a span (tracing/invocation-spans.ts). */
-export function traceLine(scope: Scope, t: InvocationRecord): string {
-  return invocationSpans(t).map((span) => spanLine(scope, span)).join("");
+/** A trace as rows of `SPANS_COPY`, one a span (tracing/invocation-spans.ts); nothing when it cannot be written. */
+export function writeTrace(rows: BinaryRows, scope: Scope, t: InvocationRecord): void {
+  const start = rows.length;
+  try {
+    for (const span of invocationSpans(t)) writeSpan(rows, scope, span);
+  } catch (error) {
+    rows.rewind(start);
+    throw error;
+  }
 }

@@ -1,12 +1,13 @@
 /*
- * The spans table: normalised spans written in batches, read back by trace. A batch is COPY text, loaded in
+ * The spans table: normalised spans written in batches, read back by trace. A batch is binary COPY, loaded in
  * chunks of about `copyBytes` each in a transaction of its own, so the embedded database is never held for long.
  * A chunk that meets a span already stored (a re-sent span) is loaded again through a staging table and
  * replaces those spans, as the reference's ingest does.
  */
 
 import type { Scope } from "../accounts/scope.ts";
-import { copyField, copyUnlessConflict, type Database, type Queryable } from "../db/database.ts";
+import { BinaryRows } from "../db/copy-binary.ts";
+import { copyUnlessConflict, type Database, type Queryable } from "../db/database.ts";
 import { fromJsonb, jsonbText } from "../db/jsonb-text.ts";
 import type { Span } from "./span.ts";
 
@@ -16,8 +17,8 @@ const COLUMNS = [
   '"references"', "links", "events", "created_by_id",
 ];
 const LIST = COLUMNS.join(", ");
-/** The COPY statement `spanLine` writes for. */
-export const SPANS_COPY = `COPY spans (${LIST}) FROM STDIN`;
+/** The COPY statement `writeSpan` writes rows for. */
+export const SPANS_COPY = `COPY spans (${LIST}) FROM STDIN WITH (FORMAT binary)`;
 const REPLACED = COLUMNS.slice(3).map((c) => `${c} = EXCLUDED.${c}`).join(", ");
 /** Most spans one transaction writes, whatever their size. */
 const MAX_CHUNK_SPANS = 5000;
@@ -36,15 +37,14 @@ function time(column: string) {
 const text = (value: string | null) =>
   (value === null || !value.includes("\u0000") ? value : value.replaceAll("\u0000", ""));
 
-/** A span as a line of COPY text for `SPANS_COPY`, as `storeSpans` writes it. */
-export function spanLine(scope: Scope, s: Span): string {
-  const fields = [
-    scope.projectId, s.trace_id, s.span_id, s.parent_id, s.trace_type, s.span_type, s.span_kind, text(s.span_name),
-    s.start_time, s.end_time, s.status_code, text(s.status_message), text(s.session_id), text(s.user_id),
-    text(s.agent_id),
-    jsonbText(s.attributes), jsonbText(s.references), jsonbText(s.links), jsonbText(s.events), scope.userId ?? null,
-  ];
-  return `${fields.map(copyField).join("\t")}\n`;
+/** A span as a row of `SPANS_COPY`. */
+export function writeSpan(rows: BinaryRows, scope: Scope, s: Span): void {
+  rows.row(COLUMNS.length).uuid(scope.projectId).uuid(s.trace_id).uuid(s.span_id).uuid(s.parent_id)
+    .text(s.trace_type).text(s.span_type).text(s.span_kind).text(text(s.span_name))
+    .timestamptz(s.start_time).timestamptz(s.end_time).text(s.status_code).text(text(s.status_message))
+    .text(text(s.session_id)).text(text(s.user_id)).text(text(s.agent_id))
+    .jsonb(jsonbText(s.attributes)).jsonb(jsonbText(s.references)).jsonb(jsonbText(s.links))
+    .jsonb(jsonbText(s.events)).uuid(scope.userId ?? null);
 }
 
 /** Stores the spans in the caller's project; resolves once they are committed. The last of two same ids wins. */
@@ -52,40 +52,41 @@ export async function storeSpans(db: Database, scope: Scope, spans: Span[]): Pro
   await storeSpanChunks(db, spanChunks(scope, spans, db.copyBytes));
 }
 
+const chunkRows = new BinaryRows(1024 * 1024);
+
 /**
- * The COPY text of the spans in the caller's project, in chunks of about `copyBytes` (the database's load size) or
- * `MAX_CHUNK_SPANS` spans, one span per id (the last of two same ids wins), for `storeSpanChunks`.
+ * The spans in the caller's project as the data of `SPANS_COPY`s of about `copyBytes` (the database's load size) or
+ * `MAX_CHUNK_SPANS` spans each, one span per id (the last of two same ids wins), for `storeSpanChunks`.
  */
-export function spanChunks(scope: Scope, spans: Span[], copyBytes = DEFAULT_CHUNK_BYTES): string[] {
+export function spanChunks(scope: Scope, spans: Span[], copyBytes = DEFAULT_CHUNK_BYTES): Buffer[] {
   const unique = new Map<string, Span>();
   for (const span of spans) unique.set(`${span.trace_id}/${span.span_id}`, span);
-  const chunks: string[] = [];
-  let chunk: string[] = [];
-  let bytes = 0;
+  // Written into one buffer, kept between calls, then copied out a chunk at a time.
+  const rows = chunkRows;
+  rows.rewind(0);
+  const chunks: Buffer[] = [];
+  let count = 0;
   for (const span of unique.values()) {
-    const line = spanLine(scope, span);
-    chunk.push(line);
-    bytes += line.length;
-    if (bytes >= copyBytes || chunk.length >= MAX_CHUNK_SPANS) {
-      chunks.push(chunk.join(""));
-      chunk = [];
-      bytes = 0;
+    writeSpan(rows, scope, span);
+    if (rows.length >= copyBytes || ++count >= MAX_CHUNK_SPANS) {
+      chunks.push(rows.takeCopy());
+      count = 0;
     }
   }
-  if (chunk.length > 0) chunks.push(chunk.join(""));
+  if (rows.length > 0) chunks.push(rows.takeCopy());
   return chunks;
 }
 
-/** Stores chunks of `spanChunks` (as text or its UTF-8 bytes), each in a transaction of its own. */
-export async function storeSpanChunks(db: Database, chunks: (string | Buffer)[]): Promise<void> {
+/** Stores chunks of `spanChunks`, each in a transaction of its own. */
+export async function storeSpanChunks(db: Database, chunks: Buffer[]): Promise<void> {
   for (const chunk of chunks) await writeChunk(db, [chunk]);
 }
 
-function writeChunk(db: Database, data: (string | Buffer)[]): Promise<void> {
+function writeChunk(db: Database, data: Buffer[]): Promise<void> {
   return db.transaction(async (tx) => {
     if (await copyUnlessConflict(tx, SPANS_COPY, data)) return;
     await tx.query("CREATE TEMP TABLE spans_incoming (LIKE spans INCLUDING DEFAULTS) ON COMMIT DROP");
-    await tx.copyFrom!(`COPY spans_incoming (${LIST}) FROM STDIN`, data);
+    await tx.copyFrom!(SPANS_COPY.replace("COPY spans", "COPY spans_incoming"), data);
     await tx.query(`INSERT INTO spans (${LIST}) SELECT ${LIST} FROM spans_incoming
       ON CONFLICT (project_id, trace_id, span_id) DO UPDATE SET ${REPLACED}, created_at = now()`);
   });

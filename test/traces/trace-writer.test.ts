@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { binaryTuples } from "../../src/db/copy-binary.ts";
 import { TraceWriter } from "../../src/traces/trace-writer.ts";
 import { serverWithProject } from "../support/server.ts";
 
@@ -9,6 +10,8 @@ import { serverWithProject } from "../support/server.ts";
  */
 const { server, p } = await serverWithProject();
 
+/** The rows of a COPY's data: here a trace's, each trace being a root span alone. */
+const rows = (data: Buffer[]) => [...binaryTuples(Buffer.concat(data))].length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const trace = (n: number) => ({
   traceId: crypto.randomUUID().replace(/-/g, ""), spanId: "0".repeat(16), references: null, inputs: { n },
@@ -55,9 +58,9 @@ describe("trace writer", () => {
 
   it("writes a full batch after the turn that filled it, not in the awaiting caller's turn", async () => {
     const copies: number[] = [];
-    const db = { copyFrom: (sql: string, lines: (string | Buffer)[]) => {
-      copies.push(lines.length);
-      return server.db.copyFrom(sql, lines);
+    const db = { copyFrom: (sql: string, data: Buffer[]) => {
+      copies.push(rows(data));
+      return server.db.copyFrom(sql, data);
     } };
     const writer = new TraceWriter(db, (error) => { throw error; }, 10_000, 2, 10_000);
     const scope = { projectId: p.id, userId: null };
@@ -75,10 +78,10 @@ describe("trace writer", () => {
     const copies: number[] = [];
     let turns = 0;
     const turnsAtCopy: number[] = [];
-    const db = { driver: "pglite" as const, copyFrom: (sql: string, lines: (string | Buffer)[]) => {
-      copies.push(lines.length);
+    const db = { driver: "pglite" as const, copyFrom: (sql: string, data: Buffer[]) => {
+      copies.push(rows(data));
       turnsAtCopy.push(turns);
-      return server.db.copyFrom(sql, lines);
+      return server.db.copyFrom(sql, data);
     } };
     const writer = new TraceWriter(db, (error) => { throw error; }, 10_000, 10_000, 10_000);
     const scope = { projectId: p.id, userId: null };

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { binaryTuples } from "../../src/db/copy-binary.ts";
 import { ExportPool } from "../../src/tracing/otlp/export-pool.ts";
 import { attributes, exportRequest, nanos, randomHex } from "./otlp-support.ts";
 
@@ -13,7 +14,7 @@ const request = () => exportRequest([{
   traceId: randomHex(16), spanId: randomHex(8), name: "step", start: nanos(), end: nanos(5),
   attributes: attributes({ "ag.type.node": "task" }),
 }]);
-const lines = (chunks: Buffer[]) => chunks.map((c) => c.toString("utf8")).join("").split("\n").filter(Boolean);
+const rows = (chunks: Buffer[]) => chunks.flatMap((chunk) => [...binaryTuples(chunk)]);
 
 describe("an OTLP thread's request body", () => {
   it("is handed over when it owns its memory, and read", async () => {
@@ -21,7 +22,7 @@ describe("an OTLP thread's request body", () => {
     const body = Buffer.from(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     const { chunks, rejected } = await pool.read(body, true, 1 << 20, scope, undefined);
     expect(rejected).toBe(0);
-    expect(lines(chunks)).toHaveLength(1);
+    expect(rows(chunks)).toHaveLength(1);
     expect(body.byteLength).toBe(0);
   });
 
@@ -30,7 +31,7 @@ describe("an OTLP thread's request body", () => {
     const body = Buffer.from(bytes); // a small copy: a slice of Node's buffer pool
     expect(body.buffer.byteLength).toBeGreaterThan(body.byteLength);
     const { chunks } = await pool.read(body, true, 1 << 20, scope, undefined);
-    expect(lines(chunks)).toHaveLength(1);
+    expect(rows(chunks)).toHaveLength(1);
     expect(body.equals(bytes)).toBe(true);
   });
 });

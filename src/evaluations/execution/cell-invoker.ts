@@ -85,7 +85,7 @@ export class CellInvoker {
       if (message.type === "sandbox") return this.#runCode(thread, message);
       const waiting = this.#waiting.get(message.id);
       if (message.type === "failed") return waiting?.reject(new Error(message.message));
-      this.#traces?.addText(message.traces, message.lines);
+      this.#traces?.addRows(message.traces, message.count);
       waiting?.resolve(message.computed);
     });
     return thread;

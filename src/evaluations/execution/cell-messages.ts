@@ -9,11 +9,11 @@ export type ToCellThread =
   | ({ type: "sandbox"; call: number } & SandboxOutcome);
 
 /**
- * What the evaluation thread answers: a batch's cells and its traces (`lines` lines of COPY text, as UTF-8 whose
- * buffer is transferred), its failure, or custom code to run.
+ * What the evaluation thread answers: a batch's cells and its `count` traces (rows of binary COPY, whose buffer is
+ * transferred), its failure, or custom code to run.
  */
 export type FromCellThread =
-  | { type: "done"; id: number; computed: BatchCells; traces: Uint8Array; lines: number }
+  | { type: "done"; id: number; computed: BatchCells; traces: Uint8Array; count: number }
   | { type: "failed"; id: number; message: string }
   | { type: "sandbox"; call: number; batch: number; script: string; entries: EntryPoint[]; limits: SandboxLimits };
 

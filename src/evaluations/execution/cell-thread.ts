@@ -1,18 +1,18 @@
 import { parentPort } from "node:worker_threads";
 import type { RunSandbox } from "../../runtime/code/sandbox.ts";
 import { WorkflowError } from "../../runtime/errors.ts";
-import { traceLine } from "../../traces/trace-writer.ts";
+import { BinaryRows } from "../../db/copy-binary.ts";
+import { writeTrace } from "../../traces/trace-writer.ts";
 import { computeCells } from "./batch-cells.ts";
 import type { FromCellThread, SandboxOutcome, ToCellThread } from "./cell-messages.ts";
 
 /*
  * The evaluation thread: invokes the batches the main thread sends it (`computeCells`), many at once, and posts back
- * each batch's cells with its traces as COPY text, for the main thread to store. Custom code runs in the server's
- * sandbox pool, through the main thread, which owns it.
+ * each batch's cells with its traces as rows of binary COPY, for the main thread to store. Custom code runs in the
+ * server's sandbox pool, through the main thread, which owns it.
  */
 const port = parentPort!;
 const post = (message: FromCellThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
-const utf8 = new TextEncoder();
 const batches = new Map<number, AbortController>();
 const sandboxCalls = new Map<number, (outcome: SandboxOutcome) => void>();
 let nextCall = 0;
@@ -29,16 +29,17 @@ port.on("message", (message: ToCellThread) => {
 async function run({ id, work, sandbox }: Extract<ToCellThread, { type: "batch" }>) {
   const controller = new AbortController();
   batches.set(id, controller);
-  const traces: string[] = [];
+  const rows = new BinaryRows();
+  let traces = 0;
   try {
     const computed = await computeCells(work, {
-      traces: { add: (scope, trace) => traces.push(traceLine(scope, trace)) },
+      traces: { add: (scope, trace) => void (writeTrace(rows, scope, trace), traces++) },
       sandbox: sandbox ? viaMain(id) : undefined,
       signal: controller.signal,
     });
-    // One buffer, handed over rather than copied: the main thread passes it to COPY as it is.
-    const text = utf8.encode(traces.join(""));
-    post({ type: "done", id, computed, traces: text, lines: traces.length }, [text.buffer]);
+    // One buffer, handed over rather than copied: the main thread passes its rows to COPY as they are.
+    const written = rows.takeOwned();
+    post({ type: "done", id, computed, traces: written, count: traces }, [written.buffer as ArrayBuffer]);
   } catch (error) {
     post({ type: "failed", id, message: error instanceof Error ? error.message : String(error) });
   } finally {

@@ -10,7 +10,7 @@ export interface ToExportThread {
   copyBytes: number | undefined;
 }
 
-/** What an OTLP thread answers: the spans' COPY chunks as UTF-8, or the failure the request is answered with. */
+/** What an OTLP thread answers: the spans' binary COPY chunks, or the failure the request is answered with. */
 export type FromExportThread =
   | { type: "read"; job: number; chunks: Uint8Array[]; rejected: number }
   | { type: "failed"; job: number; status: number | null; detail: unknown; message: string };

@@ -5,7 +5,7 @@ import type { FromExportThread, ToExportThread } from "./export-messages.ts";
 
 const THREAD_URL = new URL("./export-thread.ts", import.meta.url);
 
-/** An export request as an OTLP thread read it: its spans' COPY chunks (UTF-8) and how many spans were left out. */
+/** An export request as an OTLP thread read it: its spans' COPY chunks (binary) and how many spans were left out. */
 export interface ReadExport {
   chunks: Buffer[];
   rejected: number;

@@ -6,19 +6,18 @@ import type { FromExportThread, ToExportThread } from "./export-messages.ts";
 import { exportSpans } from "./export-spans.ts";
 
 /*
- * An OTLP thread: decodes and normalises export requests, rolls their spans up and writes their COPY text, off the
+ * An OTLP thread: decodes and normalises export requests, rolls their spans up and writes their COPY data, off the
  * thread that answers requests and (on the embedded database) runs every query, so that one request's spans are
  * read while the spans of the one before are stored.
  */
 const port = parentPort!;
-const encoder = new TextEncoder();
 const post = (message: FromExportThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
 port.on("message", ({ job, body, protobuf, maxInflated, scope, copyBytes }: ToExportThread) => {
   try {
     const { spans, rejected } = exportSpans(Buffer.from(body.buffer, body.byteOffset, body.byteLength), protobuf,
       maxInflated);
-    const chunks = spanChunks(scope, rollUp(spans), copyBytes).map((text) => encoder.encode(text));
+    const chunks = spanChunks(scope, rollUp(spans), copyBytes);
     post({ type: "read", job, chunks, rejected }, chunks.map((c) => c.buffer as ArrayBuffer));
   } catch (error) {
     const http = error instanceof HttpError ? error : null;
