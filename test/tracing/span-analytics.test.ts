@@ -30,9 +30,9 @@ const ingest = async (p: TestProject, spans: unknown[]) => {
   const res = await p.call("POST", "/tracing/spans/ingest", { spans });
   expect(res.statusCode, res.body).toBe(202);
 };
-/** A window around now: spans are bucketed by the time they were stored. */
-const around = () => ({
-  oldest: new Date(Date.now() - 3_600_000).toISOString(), newest: new Date(Date.now() + 60_000).toISOString(),
+/** A window of 61 minutes around now: spans are bucketed by the time they were stored. */
+const around = (now = Date.now()) => ({
+  oldest: new Date(now - 3_600_000).toISOString(), newest: new Date(now + 60_000).toISOString(),
 });
 
 describe("span analytics", () => {
