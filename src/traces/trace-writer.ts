@@ -1,6 +1,7 @@
 import type { Scope } from "../accounts/scope.ts";
 import { binaryCopyData, BinaryRows, binaryTuples, tupleField } from "../db/copy-binary.ts";
 import type { Database } from "../db/database.ts";
+import { uuidFromBytes } from "../testsets/testcase-id.ts";
 import { invocationSpans } from "../tracing/invocation-spans.ts";
 import { SPANS_COPY, writeSpan } from "../tracing/spans.ts";
 import type { InvocationRecord } from "./traces.ts";
@@ -151,8 +152,9 @@ export class TraceWriter {
       for (const row of batch.flatMap((unit) => [...binaryTuples(unit)])) {
         await this.#copy([row]).catch((error: { code?: string }) => {
           if (error.code === UNIQUE_VIOLATION) return; // stored already
-          const [projectId, traceId] = [0, 1].map((field) => tupleField(row, field)?.toString("hex"));
-          this.#onError(Object.assign(error, { traceId, projectId: projectId && uuidText(projectId) }));
+          const [project, trace] = [tupleField(row, 0), tupleField(row, 1)];
+          const projectId = project && uuidFromBytes(project);
+          this.#onError(Object.assign(error, { traceId: trace?.toString("hex"), projectId }));
         });
       }
     }
@@ -169,9 +171,6 @@ const UNIQUE_VIOLATION = "23505";
 const PIECE_MS = 2;
 const FIRST_PIECE = 8;
 const MAX_PIECE = 500;
-
-const uuidText = (hex: string) =>
-  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
 /** A trace as rows of `SPANS_COPY`, one a span (tracing/invocation-spans.ts); nothing when it cannot be written. */
 export function writeTrace(rows: BinaryRows, scope: Scope, t: InvocationRecord): void {

@@ -52,7 +52,7 @@ export async function storeSpans(db: Database, scope: Scope, spans: Span[]): Pro
   await storeSpanChunks(db, spanChunks(scope, spans, db.copyBytes));
 }
 
-const chunkRows = new BinaryRows(1024 * 1024);
+let chunkRows: BinaryRows | null = null;
 
 /**
  * The spans in the caller's project as the data of `SPANS_COPY`s of about `copyBytes` (the database's load size) or
@@ -61,8 +61,8 @@ const chunkRows = new BinaryRows(1024 * 1024);
 export function spanChunks(scope: Scope, spans: Span[], copyBytes = DEFAULT_CHUNK_BYTES): Buffer[] {
   const unique = new Map<string, Span>();
   for (const span of spans) unique.set(`${span.trace_id}/${span.span_id}`, span);
-  // Written into one buffer, kept between calls, then copied out a chunk at a time.
-  const rows = chunkRows;
+  // Written into one buffer, kept between calls (it grows to the largest chunk), then copied out a chunk at a time.
+  const rows = (chunkRows ??= new BinaryRows());
   rows.rewind(0);
   const chunks: Buffer[] = [];
   let count = 0;
