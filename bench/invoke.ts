@@ -34,12 +34,14 @@ export async function invokeLine(api: Api, providerBaseUrl: string, calls: numbe
       times.push(performance.now() - started);
     }
     times.sort((a, b) => a - b);
-    return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.floor(times.length * 0.99)] };
+    return { p50: times[Math.floor(times.length * 0.5)], p99: times[Math.floor(times.length * 0.99)], times };
   };
   const base = await measure(direct);
   const got = await measure(viaTessera);
   const overhead50 = got.p50 - base.p50;
   const overhead99 = got.p99 - base.p99;
+  // How many calls the p99's target leaves out: fewer than 1% of them must be slower.
+  const over = got.times.filter((t) => t > base.p99 + 3).length;
   return {
     name: "invoke overhead (completion, PGlite)",
     figure: `+${overhead50.toFixed(2)} ms p50, +${overhead99.toFixed(2)} ms p99 (Tessera ${got.p50.toFixed(2)} / ${got.p99.toFixed(2)} ms)`,
@@ -48,6 +50,7 @@ export async function invokeLine(api: Api, providerBaseUrl: string, calls: numbe
     target: INVOKE_TARGET,
     met: overhead50 < 1 && overhead99 < 3,
     note: `${calls} sequential calls each way after as many to warm up, to the same OpenAI-compatible stub on 127.0.0.1; Tessera renders the prompt, calls the provider through the AI SDK and stores the trace `
-      + "(in batches that wait while calls keep coming, up to 1 s or 200 traces)",
+      + "(in batches that wait while calls keep coming, up to 1 s or 200 traces); "
+      + `${over} of the ${calls} calls took longer than the direct p99 + 3 ms`,
   };
 }

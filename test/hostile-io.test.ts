@@ -315,7 +315,7 @@ describe("trace batches", () => {
   it("a row the database refuses is reported alone; the rest of its batch (traces or blocks) is stored", async () => {
     const other = await server.project();
     const errors: unknown[] = [];
-    const writer = new TraceWriter(server.db, (error) => errors.push(error), 10_000);
+    const writer = new TraceWriter(server.db, (error) => errors.push(error), { intervalMs: 10_000 });
     const trace = (n: number, projectId: string) => ({
       traceId: `${n.toString(16).padStart(8, "0")}${crypto.randomUUID().replace(/-/g, "").slice(8)}`, spanId: "0".repeat(16),
       references: null, inputs: { n }, outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [], projectId,
@@ -342,7 +342,7 @@ describe("trace batches", () => {
   it("a trace id already stored is skipped; the rest of its batch is stored and nothing is reported", async () => {
     const other = await server.project();
     const errors: unknown[] = [];
-    const writer = new TraceWriter(server.db, (error) => errors.push(error), 10_000);
+    const writer = new TraceWriter(server.db, (error) => errors.push(error), { intervalMs: 10_000 });
     const trace = (n: number) => ({
       traceId: crypto.randomUUID().replace(/-/g, ""), spanId: "0".repeat(16), references: null, inputs: { n },
       outputs: null, status: { code: 200 }, latencyMs: 1, usage: null, spans: [],

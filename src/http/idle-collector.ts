@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { requestsInFlight } from "./requests-in-flight.ts";
 
 /** Quiet time after the last request before the server gives memory back. */
 export const IDLE_COLLECT_MS = 10_000;
@@ -18,29 +19,18 @@ const gc = () => (globalThis as { gc?: (options?: Record<string, string>) => voi
 export function collectWhenIdle(app: FastifyInstance, options: { idleMs?: number; rssFloor?: number } = {}): void {
   const { idleMs = IDLE_COLLECT_MS, rssFloor = IDLE_COLLECT_RSS } = options;
   if (!gc()) return;
-  let inFlight = 0;
-  let answered = 0;
-  let seen = 0;
+  const requests = requestsInFlight(app.server);
+  let seen = requests.answered;
   let lastActivity = performance.now();
   let collected = true;
-  // One shared listener and two counters a request (this runs on every request, the cached reads included):
-  // the timer notes when the last answer came.
-  const closed = () => {
-    inFlight--;
-    answered++;
-  };
-  // On the HTTP server itself: every request counts, whichever route (or none) answers it.
-  app.server.on("request", (_req, res) => {
-    inFlight++;
-    collected = false;
-    res.on("close", closed);
-  });
+  // The timer notes when the last answer came.
   const timer = setInterval(() => {
-    if (answered !== seen) {
-      seen = answered;
+    if (requests.answered !== seen) {
+      seen = requests.answered;
       lastActivity = performance.now();
+      collected = false;
     }
-    if (collected || inFlight > 0 || performance.now() - lastActivity < idleMs) return;
+    if (collected || requests.count > 0 || performance.now() - lastActivity < idleMs) return;
     collected = true;
     if (process.memoryUsage.rss() > rssFloor) giveMemoryBack();
   }, idleMs / 2);

@@ -20,6 +20,7 @@ import { registerJsonBody } from "./json-body.ts";
 import { registerOpenApi } from "./openapi.ts";
 import { requestId } from "./request-id.ts";
 import { requestLogger } from "./request-logger.ts";
+import { requestsInFlight } from "./requests-in-flight.ts";
 import { projectRoutes } from "./routes.ts";
 import { servicesRoutes } from "./services-routes.ts";
 import { validatorCompiler } from "./validation.ts";
@@ -78,7 +79,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   const cache = ctx.cache ?? new ReferenceCache(undefined, ctx.config.cacheMaxAgeMs);
   const stopListening = await cache.connect(ctx.db, app.log);
   app.addHook("onClose", stopListening);
-  const traces = ctx.traces ?? new TraceWriter(ctx.db, (error) => app.log.error({ err: error }, "could not store traces"));
+  const traceErrors = (error: unknown) => app.log.error({ err: error }, "could not store traces");
+  const traces = ctx.traces ?? new TraceWriter(ctx.db, traceErrors, { quiet: requestsInFlight(app.server).quiet });
   const sandbox = ctx.sandbox ?? new SandboxPool(ctx.config.sandbox);
   const routeContext: AppContext = { ...ctx, cache, traces, sandbox, frontDoor };
   if (frontDoor) app.addHook("preClose", (done) => (frontDoor.close(), done()));

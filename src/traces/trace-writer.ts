@@ -16,8 +16,12 @@ import type { InvocationRecord } from "./traces.ts";
  * Each trace waits as its spans' rows of binary COPY (`writeTrace`), which the evaluation thread writes for its own.
  * Reads call `flush()` first, so a trace is readable as soon as its invocation has answered, and the server
  * flushes when it closes.
- * On the embedded database a batch goes in pieces of about `PIECE_MS` each, with a turn of the event loop between
- * them: an invocation that arrives during a write waits for one piece, not for the batch.
+ * On the embedded database a batch goes in pieces, with a turn of the event loop between them: a request that arrives
+ * during a write waits for one piece, not for the batch. An invocation would meet the writer at each of its turns of
+ * the loop (its request, the provider's answer, its own answer), so invocations' traces go in pieces of about
+ * `INVOCATION_PIECE_MS`, each when no request is in flight (`quiet`, waited for `QUIET_WAIT_MS` at the most); rows
+ * added as rows (an evaluation's, many at a time) in pieces of about `ROWS_PIECE_MS`, since each statement costs the
+ * embedded database about 0.1 ms however small it is.
  * A piece the database refuses is written again row by row: a span already stored is skipped, and
  * only the rows the database refuses are lost (and reported to `onError`), never another caller's
  * trace that shared their batch.
@@ -39,16 +43,17 @@ export class TraceWriter {
   #writing: Promise<void> = Promise.resolve();
   readonly #rows = new BinaryRows();
   readonly #onError: (error: unknown) => void;
+  readonly #quiet: ((ms: number) => Promise<void>) | null;
 
-  constructor(
-    db: Pick<Database, "copyFrom"> & Partial<Pick<Database, "driver">>, onError: (error: unknown) => void,
-    intervalMs = 100, maxBatch = 200, maxDelayMs = 1000,
-  ) {
+  constructor(db: Pick<Database, "copyFrom"> & Partial<Pick<Database, "driver">>, onError: (error: unknown) => void,
+    options: TraceWriterOptions = {}) {
+    const { intervalMs = 100, maxBatch = 200, maxDelayMs = 1000, quiet = null } = options;
     this.#db = db;
     this.#onError = onError;
     this.#intervalMs = intervalMs;
     this.#maxBatch = maxBatch;
     this.#maxDelayMs = Math.max(intervalMs, maxDelayMs);
+    this.#quiet = quiet;
   }
 
   /** Queues an invocation's trace; its spans are built when the batch is written, not on the caller's path. */
@@ -103,16 +108,16 @@ export class TraceWriter {
     this.#records = [];
     this.#lines = 0;
     if (batch.length > 0 || records.length > 0) {
-      this.#writing = this.#writing.then(() => this.#write(this.#units(records, batch)));
+      this.#writing = this.#writing.then(async () => {
+        await this.#write(this.#traceRows(records), INVOCATION_PIECE_MS, this.#quiet);
+        await this.#write(blockRows(batch), ROWS_PIECE_MS, null);
+      });
     }
     return this.#writing;
   }
 
-  /**
-   * A batch's units, each added trace's rows (built only as the piece that holds it is written: 200 traces' rows
-   * took 3.8 ms at once), then each row of the blocks added as rows.
-   */
-  *#units(records: [Scope, InvocationRecord][], batch: Buffer[]): Generator<Buffer> {
+  /** Each trace's rows, built only as the piece that holds it is written (200 traces' rows took 3.8 ms at once). */
+  *#traceRows(records: [Scope, InvocationRecord][]): Generator<Buffer> {
     for (const [scope, record] of records) {
       try {
         writeTrace(this.#rows, scope, record);
@@ -122,27 +127,30 @@ export class TraceWriter {
       }
       yield this.#rows.take();
     }
-    for (const block of batch) yield* binaryTuples(block);
   }
 
-  async #write(units: Generator<Buffer>): Promise<void> {
-    if (this.#db.driver !== "pglite") return this.#writePiece([...units]);
-    let size = FIRST_PIECE;
-    let piece: Buffer[] = [];
-    let started = performance.now();
-    for (const unit of units) {
-      piece.push(unit);
-      if (piece.length < size) continue;
+  /** Writes `units` (a trace's rows, or a row); on the embedded database in pieces of about `pieceMs` of its work. */
+  async #write(units: Iterable<Buffer>, pieceMs: number, quiet: ((ms: number) => Promise<void>) | null): Promise<void> {
+    if (this.#db.driver !== "pglite") {
+      const all = [...units];
+      return all.length ? this.#writePiece(all) : undefined;
+    }
+    const next = units[Symbol.iterator]();
+    let size = Math.ceil((FIRST_PIECE * pieceMs) / ROWS_PIECE_MS);
+    for (let unit = next.next(); !unit.done; ) {
+      // A piece waits for a moment with no request in flight (`QUIET_WAIT_MS` at the most): it then holds up at most
+      // the request that arrives during it, once.
+      await quiet?.(QUIET_WAIT_MS);
+      const started = performance.now();
+      const piece: Buffer[] = [];
+      for (; !unit.done && piece.length < size; unit = next.next()) piece.push(unit.value);
       await this.#writePiece(piece);
       // The next piece is sized from this one's time (its rows built and written): spans vary from a few hundred
       // bytes to many KB.
       const took = Math.max(performance.now() - started, 0.1);
-      size = Math.max(1, Math.min(MAX_PIECE, Math.round((size * PIECE_MS) / took)));
-      piece = [];
-      await new Promise((resolve) => setImmediate(resolve));
-      started = performance.now();
+      size = Math.max(1, Math.min(MAX_PIECE, Math.round((size * pieceMs) / took)));
+      if (!unit.done) await new Promise((resolve) => setImmediate(resolve));
     }
-    if (piece.length) await this.#writePiece(piece);
   }
 
   async #writePiece(batch: Buffer[]): Promise<void> {
@@ -166,11 +174,34 @@ export class TraceWriter {
 }
 
 const UNIQUE_VIOLATION = "23505";
-/** How long a piece of a batch holds the embedded database, about; its first and largest size, in traces added (or
- * span lines of a block). */
-const PIECE_MS = 2;
+/**
+ * How long a piece of a batch holds the embedded database, about: invocations' traces (in sequential calls, with
+ * 2 ms pieces the calls that met a batch took 4–10 ms, 1–3 pieces each: p99 +5–6 ms over the provider; with 0.5 ms
+ * pieces +2.6–3.0 ms), and rows added as rows. Then a piece's first size at `ROWS_PIECE_MS` and its largest, in traces
+ * or rows.
+ */
+const INVOCATION_PIECE_MS = 0.5;
+const ROWS_PIECE_MS = 2;
 const FIRST_PIECE = 8;
+/** Longest a piece of invocations' traces waits for no request to be in flight. */
+const QUIET_WAIT_MS = 2;
 const MAX_PIECE = 500;
+
+/** The rows of blocks added as rows, one by one. */
+function* blockRows(blocks: Buffer[]): Generator<Buffer> {
+  for (const block of blocks) yield* binaryTuples(block);
+}
+
+export interface TraceWriterOptions {
+  /** A batch is written once no trace has come for this long… */
+  intervalMs?: number;
+  /** …or on the turn after this many traces are waiting… */
+  maxBatch?: number;
+  /** …or this long after its first trace. */
+  maxDelayMs?: number;
+  /** Resolves once no request is in flight, or after the time given (`RequestsInFlight.quiet`). */
+  quiet?: ((ms: number) => Promise<void>) | null;
+}
 
 /** A trace as rows of `SPANS_COPY`, one a span (tracing/invocation-spans.ts); nothing when it cannot be written. */
 export function writeTrace(rows: BinaryRows, scope: Scope, t: InvocationRecord): void {

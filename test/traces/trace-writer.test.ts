@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { binaryTuples } from "../../src/db/copy-binary.ts";
-import { TraceWriter } from "../../src/traces/trace-writer.ts";
+import { BinaryRows, binaryTuples, tupleField } from "../../src/db/copy-binary.ts";
+import { TraceWriter, writeTrace } from "../../src/traces/trace-writer.ts";
 import { serverWithProject } from "../support/server.ts";
 
 /**
@@ -27,7 +27,8 @@ const stored = async (traceIds: string[]) => {
 
 describe("trace writer", () => {
   it("writes nothing while traces keep arriving, then the whole batch once they stop", async () => {
-    const writer = new TraceWriter(server.db, (error) => { throw error; }, 100, 500, 5_000);
+    const options = { intervalMs: 100, maxBatch: 500, maxDelayMs: 5_000 };
+    const writer = new TraceWriter(server.db, (error) => { throw error; }, options);
     const scope = { projectId: p.id, userId: null };
     const ids: string[] = [];
     const started = performance.now();
@@ -43,7 +44,8 @@ describe("trace writer", () => {
   });
 
   it("writes a batch whose first trace has waited its longest, though traces keep arriving", async () => {
-    const writer = new TraceWriter(server.db, (error) => { throw error; }, 100, 500, 300);
+    const options = { intervalMs: 100, maxBatch: 500, maxDelayMs: 300 };
+    const writer = new TraceWriter(server.db, (error) => { throw error; }, options);
     const scope = { projectId: p.id, userId: null };
     const first = trace(0);
     writer.add(scope, first);
@@ -62,7 +64,7 @@ describe("trace writer", () => {
       copies.push(rows(data));
       return server.db.copyFrom(sql, data);
     } };
-    const writer = new TraceWriter(db, (error) => { throw error; }, 10_000, 2, 10_000);
+    const writer = new TraceWriter(db, (error) => { throw error; }, { intervalMs: 10_000, maxBatch: 2 });
     const scope = { projectId: p.id, userId: null };
     const batch = [trace(1), trace(2)];
     for (const t of batch) await writer.add(scope, t);
@@ -83,7 +85,7 @@ describe("trace writer", () => {
       turnsAtCopy.push(turns);
       return server.db.copyFrom(sql, data);
     } };
-    const writer = new TraceWriter(db, (error) => { throw error; }, 10_000, 10_000, 10_000);
+    const writer = new TraceWriter(db, (error) => { throw error; }, { intervalMs: 10_000, maxBatch: 10_000 });
     const scope = { projectId: p.id, userId: null };
     const batch = Array.from({ length: 300 }, (_, n) => trace(n));
     for (const t of batch) writer.add(scope, t);
@@ -102,8 +104,40 @@ describe("trace writer", () => {
     expect(await stored(batch.map((t) => t.traceId))).toBe(300);
   });
 
+  it("writes each piece of invocations' traces at a moment with no request in flight, an evaluation's rows at once",
+    async () => {
+      // Each COPY as what it held: an evaluation's rows (their trace ids begin with e's) or invocations' traces.
+      const events: string[] = [];
+      const db = { driver: "pglite" as const, copyFrom: (sql: string, data: Buffer[]) => {
+        const first = tupleField(binaryTuples(Buffer.concat(data)).next().value!, 1)!.toString("hex");
+        events.push(`${first.startsWith("eeee") ? "rows" : "traces"} ${rows(data)}`);
+        return server.db.copyFrom(sql, data);
+      } };
+      const quiet = async (ms: number) => {
+        events.push(`quiet ${ms}`);
+      };
+      const writer = new TraceWriter(db, (error) => { throw error; }, { intervalMs: 10_000, maxBatch: 10_000, quiet });
+      const scope = { projectId: p.id, userId: null };
+      const invoked = Array.from({ length: 100 }, (_, n) => trace(n));
+      for (const t of invoked) writer.add(scope, t);
+      const block = new BinaryRows();
+      const evaluated = Array.from({ length: 5 }, (_, n) => trace(n));
+      for (const t of evaluated) t.traceId = `eeee${t.traceId.slice(4)}`;
+      for (const t of evaluated) writeTrace(block, scope, t);
+      writer.addRows(block.take(), evaluated.length);
+      await writer.flush();
+      // Every piece of the invocations' traces came after a wait for quiet, of 2 ms at the most; the rows did not wait.
+      const pieces = events.indexOf("rows 5");
+      expect(pieces).toBeGreaterThan(1);
+      expect(events.slice(0, pieces)).toEqual(events.slice(0, pieces).map((e, i) => (i % 2 ? e : "quiet 2")));
+      expect(events.slice(pieces)).toEqual(["rows 5"]);
+      const traces = events.filter((e) => e.startsWith("traces ")).map((e) => Number(e.slice("traces ".length)));
+      expect(traces.reduce((a, b) => a + b)).toBe(100);
+      expect(await stored([...invoked, ...evaluated].map((t) => t.traceId))).toBe(105);
+    });
+
   it("writes what waits when asked (a read of traces flushes first)", async () => {
-    const writer = new TraceWriter(server.db, (error) => { throw error; }, 10_000);
+    const writer = new TraceWriter(server.db, (error) => { throw error; }, { intervalMs: 10_000 });
     const t = trace(7);
     writer.add({ projectId: p.id, userId: null }, t);
     await writer.flush();
