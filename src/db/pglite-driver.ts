@@ -15,6 +15,24 @@ import { startMaintenance, STATISTICS_TARGET } from "./pglite-maintenance.ts";
  */
 const WAL_WRITES = ["-c", "wal_init_zero=off"];
 
+/**
+ * bytea values (type 17) to and from PGlite's text form (`\x` and two hex digits a byte) with Node's own hex codec.
+ * PGlite's built-in one goes through an array of numbers and a string a byte: 2.3 s for the 16 MB of packed ids of a
+ * 1,000,000-row upload's chunks, where this takes milliseconds. Values read are plain Uint8Arrays, as PGlite's are.
+ */
+const BYTEA = 17;
+export const byteaCodec = {
+  serialize(value: unknown): string {
+    if (!(value instanceof Uint8Array)) throw new TypeError("Invalid input for bytea type");
+    return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("hex")}`;
+  },
+  parse(text: string): Uint8Array {
+    const bytes = new Uint8Array((text.length - 2) >> 1);
+    Buffer.from(bytes.buffer).write(text.slice(2), "hex");
+    return bytes;
+  },
+};
+
 /** How often the embedded database's tables are checked for a VACUUM or an ANALYZE (it has no autovacuum). */
 const MAINTENANCE_MS = 60_000;
 
@@ -34,6 +52,7 @@ export async function openPglite(
     const statistics = ["-c", `default_statistics_target=${STATISTICS_TARGET}`];
     pg = await PGlite.create(dataDir ?? undefined, {
       startParams: [...PGlite.defaultStartParams, ...WAL_WRITES, ...buffers, ...statistics],
+      serializers: { [BYTEA]: byteaCodec.serialize }, parsers: { [BYTEA]: byteaCodec.parse },
     });
   } catch (error) {
     unlock();
