@@ -1,7 +1,7 @@
 import { parentPort } from "node:worker_threads";
+import { BinaryRows } from "../../db/copy-binary.ts";
 import type { RunSandbox } from "../../runtime/code/sandbox.ts";
 import { WorkflowError } from "../../runtime/errors.ts";
-import { BinaryRows } from "../../db/copy-binary.ts";
 import { writeTrace } from "../../traces/trace-writer.ts";
 import { computeCells } from "./batch-cells.ts";
 import type { FromCellThread, SandboxOutcome, ToCellThread } from "./cell-messages.ts";
