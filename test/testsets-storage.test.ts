@@ -141,10 +141,12 @@ describe("testset revision storage", () => {
     expect(large.totalBytes).toBeGreaterThanOrEqual(50_000 * 16);
     // Only the chunks around the edit and at the end are new; boundaries depend on the (random)
     // testset id, so chunk sizes vary run to run: the bounds are constants, not ratios of runs.
+    // A chunk list changes around the edit and at the end, and each may take its neighbour along
+    // when a changed chunk's hash moves a list boundary (one CI run wrote 3).
     const chunkCap = 6 * CHUNK_DIVISOR * 8 * 16;
     for (const cost of [small, large]) {
       expect(cost.newChunks).toBeLessThanOrEqual(6);
-      expect(cost.newLists).toBeLessThanOrEqual(2);
+      expect(cost.newLists).toBeLessThanOrEqual(4);
       expect(cost.newBytes).toBeLessThanOrEqual(chunkCap);
       expect(cost.newIndexRows).toBeLessThanOrEqual(6 * CHUNK_DIVISOR * 8);
       expect(cost.recordBytes).toBeLessThan(2_000);
