@@ -21,7 +21,7 @@ import type { InvocationRecord } from "./traces.ts";
  * the loop (its request, the provider's answer, its own answer), so invocations' traces go in pieces of about
  * `INVOCATION_PIECE_MS`, each when no request is in flight (`quiet`, waited for `QUIET_WAIT_MS` at the most); rows
  * added as rows (an evaluation's, many at a time) in pieces of about `ROWS_PIECE_MS`, since each statement costs the
- * embedded database about 0.1 ms however small it is.
+ * embedded database about 0.5 ms however small it is.
  * A piece the database refuses is written again row by row: a span already stored is skipped, and
  * only the rows the database refuses are lost (and reported to `onError`), never another caller's
  * trace that shared their batch.
@@ -136,7 +136,7 @@ export class TraceWriter {
       return all.length ? this.#writePiece(all) : undefined;
     }
     const next = units[Symbol.iterator]();
-    let size = Math.ceil((FIRST_PIECE * pieceMs) / ROWS_PIECE_MS);
+    let size = Math.ceil(FIRST_PIECE_PER_MS * pieceMs);
     for (let unit = next.next(); !unit.done; ) {
       // A piece waits for a moment with no request in flight (`QUIET_WAIT_MS` at the most): it then holds up at most
       // the request that arrives during it, once.
@@ -177,12 +177,15 @@ const UNIQUE_VIOLATION = "23505";
 /**
  * How long a piece of a batch holds the embedded database, about: invocations' traces (in sequential calls, with
  * 2 ms pieces the calls that met a batch took 4–10 ms, 1–3 pieces each: p99 +5–6 ms over the provider; with 0.5 ms
- * pieces +2.6–3.0 ms), and rows added as rows. Then a piece's first size at `ROWS_PIECE_MS` and its largest, in traces
- * or rows.
+ * pieces +2.6–3.0 ms), and rows added as rows. A statement costs the embedded database 0.5–0.9 ms however small it
+ * is (its parse, plan, COPY set-up and commit): in 2 ms pieces an evaluation's spans went about 9 a statement, and
+ * that fixed cost was a quarter of the spans' time. In 8 ms pieces they go about 40 a statement, each piece still
+ * shorter than the batch's own result writes (15–25 ms). Then a piece's first size, in traces or rows a millisecond,
+ * and its largest.
  */
 const INVOCATION_PIECE_MS = 0.5;
-const ROWS_PIECE_MS = 2;
-const FIRST_PIECE = 8;
+const ROWS_PIECE_MS = 8;
+const FIRST_PIECE_PER_MS = 4;
 /** Longest a piece of invocations' traces waits for no request to be in flight. */
 const QUIET_WAIT_MS = 2;
 const MAX_PIECE = 500;
