@@ -52,7 +52,10 @@ const toJob = <P>(r: JobRow): Job<P> => ({
   attempts: r.attempts, maxAttempts: r.max_attempts, leaseToken: r.lease_token,
 });
 
-/** Adds jobs in one statement and wakes the workers (at commit, when `db` is a transaction); returns how many were new. */
+/**
+ * Adds jobs in one statement and wakes the workers of their queues (a notice naming each queue, at commit when `db` is
+ * a transaction); returns how many were new.
+ */
 export async function enqueue(db: Queryable, jobs: NewJob[]): Promise<number> {
   if (jobs.length === 0) return 0;
   const rows = jobs.map((j) => ({
@@ -67,8 +70,9 @@ export async function enqueue(db: Queryable, jobs: NewJob[]): Promise<number> {
        FROM jsonb_to_recordset($1::jsonb)
          AS t(id uuid, queue text, project_id uuid, key text, payload jsonb, max_attempts integer, delay_ms double precision)
        ON CONFLICT (queue, key) WHERE key IS NOT NULL DO NOTHING
-       RETURNING queue)
-     SELECT count(*)::int AS n, pg_notify($2, min(queue)) FROM added`,
+       RETURNING queue),
+     notified AS (SELECT pg_notify($2, queue) FROM (SELECT DISTINCT queue FROM added) q)
+     SELECT (SELECT count(*)::int FROM added) AS n, (SELECT count(*) FROM notified) AS queues`,
     [json(rows), JOBS_CHANNEL],
   );
   return added[0]?.n ?? 0;

@@ -46,6 +46,13 @@ export class JobWorker {
   readonly #running = new Map<string, AbortController>();
   readonly #settled = new Set<Promise<void>>();
   #next = 0;
+  /**
+   * Queues a claim found nothing more to take from (it came back short), left out of claims until a notification
+   * names them, one of their jobs ends or the poll comes: a job's end would otherwise claim from every queue.
+   */
+  readonly #idle = new Set<string>();
+  /** Wake-ups of each queue so far: a claim that came back short leaves its queue idle only if none came meanwhile. */
+  readonly #wakes = new Map<string, number>();
   #timer: NodeJS.Timeout | null = null;
   #unlisten: (() => Promise<void>) | null = null;
   #stopped = true;
@@ -68,13 +75,27 @@ export class JobWorker {
     this.#stopped = false;
     // The embedded database belongs to one process: whatever it finds running was left by a process that died.
     if (this.#db.driver === "pglite") await releaseOrphans(this.#db, this.#handlers.map((handler) => handler.queue));
-    this.#unlisten = await this.#db.listen(JOBS_CHANNEL, () => this.wake());
+    // `enqueue` names each queue it added to: another worker's queue wakes nothing here, a nameless notice all.
+    const ours = new Set(this.#handlers.map((handler) => handler.queue));
+    this.#unlisten = await this.#db.listen(JOBS_CHANNEL, (queue) => {
+      if (!queue) this.wake();
+      else if (ours.has(queue)) this.wake([queue]);
+    });
     this.#schedule();
     this.wake();
   }
 
-  /** Looks for work now (after an enqueue in this process, or a notification from another). */
-  wake(): void {
+  /** Looks for work of `queues` (all of this worker's by default) now, and of any other queue that may have some. */
+  wake(queues: Iterable<string> = this.#handlers.map((handler) => handler.queue)): void {
+    for (const queue of queues) {
+      this.#idle.delete(queue);
+      this.#wakes.set(queue, (this.#wakes.get(queue) ?? 0) + 1);
+    }
+    this.#look();
+  }
+
+  /** Claims from the queues that may have work, now or (a claim being under way) right after it. */
+  #look(): void {
     if (this.#stopped) return;
     if (this.#polling) {
       this.#again = true;
@@ -84,7 +105,7 @@ export class JobWorker {
       this.#polling = null;
       if (this.#again) {
         this.#again = false;
-        this.wake();
+        this.#look();
       }
     });
   }
@@ -115,9 +136,12 @@ export class JobWorker {
       const free = this.#options.concurrency - this.#running.size;
       if (free <= 0) return;
       const handler = this.#handlers[this.#next++ % this.#handlers.length];
+      if (this.#idle.has(handler.queue)) continue;
       const { leaseMs, projectLimit } = this.#options;
+      const wakes = this.#wakes.get(handler.queue);
       const jobs = await claim<never>(this.#db, handler.queue, free, leaseMs, projectLimit);
       for (const job of jobs) this.#track(handler, job);
+      if (jobs.length < free && this.#wakes.get(handler.queue) === wakes) this.#idle.add(handler.queue);
       if (jobs.length > 0) tried = -1;
     }
   }
@@ -130,7 +154,7 @@ export class JobWorker {
       .finally(() => {
         this.#running.delete(job.id);
         this.#settled.delete(settled);
-        this.wake();
+        this.wake([handler.queue]);
       });
     this.#settled.add(settled);
   }

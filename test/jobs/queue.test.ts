@@ -41,6 +41,18 @@ describe("the jobs queue", () => {
     expect(jobs.map((j) => j.payload.n).sort()).toEqual([1, 2]);
   });
 
+  it("names each queue it adds to in its notice, and sends none when it adds nothing", async () => {
+    const [a, b] = [newQueue(), newQueue()];
+    const heard: string[] = [];
+    const unlisten = await two.listen("tessera_jobs", (payload) => heard.push(payload));
+    expect(await enqueue(one, [{ queue: a, key: "k", payload: 1 }, { queue: b, payload: 2 }, { queue: a, payload: 3 }])).toBe(3);
+    expect(await enqueue(one, [{ queue: a, key: "k", payload: 4 }])).toBe(0);
+    await enqueue(one, [{ queue: b, payload: 5 }]);
+    for (let i = 0; i < 50 && heard.filter((q) => q === b).length < 2; i++) await sleep(20);
+    await unlisten();
+    expect(heard.filter((q) => q === a || q === b).sort()).toEqual([a, b, b].sort());
+  });
+
   it("never hands one job to two claimers at once", async () => {
     const queue = newQueue();
     await enqueue(one, Array.from({ length: 40 }, (_, n) => ({ queue, payload: { n } })));

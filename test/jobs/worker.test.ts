@@ -152,4 +152,35 @@ describe("a job worker", () => {
     expect(await until(queue, "done", 2)).toMatchObject({ done: 2 });
     expect(attempts).toEqual([1, 1]);
   });
+
+  it("claims only from queues that may have work: another queue's jobs make it claim from none of the rest", async () => {
+    const [busy, quiet, later] = [newQueue(), newQueue(), newQueue()];
+    const claimed: string[] = [];
+    // The worker's own database, counting its claims by queue (the claim is the one statement with this CTE).
+    const counting = new Proxy(one, {
+      get(target, key) {
+        if (key === "query") {
+          return (sql: string, params?: unknown[]) => {
+            if (sql.includes("WITH RECURSIVE waiting")) claimed.push(String(params?.[0]));
+            return target.query(sql, params);
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const ran: string[] = [];
+    const handler = (queue: string): JobHandler => ({ queue, async run() { ran.push(queue); } });
+    await startWorker(counting, [handler(busy), handler(quiet), handler(later)], { concurrency: 2, pollMs: 60_000 });
+    for (let i = 0; i < 100 && claimed.length < 3; i++) await sleep(10);
+    claimed.length = 0;
+    await enqueue(one, Array.from({ length: 20 }, (_, n) => ({ queue: busy, payload: { n } })));
+    expect(await until(busy, "done", 20)).toMatchObject({ done: 20 });
+    expect(claimed.filter((queue) => queue !== busy)).toEqual([]);
+    expect(claimed.length).toBeGreaterThanOrEqual(10);
+    await enqueue(one, [{ queue: later, payload: { n: 0 } }]);
+    expect(await until(later, "done", 1)).toMatchObject({ done: 1 });
+    expect(claimed).not.toContain(quiet);
+    expect(ran.filter((queue) => queue === later)).toHaveLength(1);
+  });
 });
