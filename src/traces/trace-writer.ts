@@ -143,7 +143,10 @@ export class TraceWriter {
       await quiet?.(QUIET_WAIT_MS);
       const started = performance.now();
       const piece: Buffer[] = [];
-      for (; !unit.done && piece.length < size; unit = next.next()) piece.push(unit.value);
+      for (let bytes = 0; !unit.done && piece.length < size && bytes < MAX_PIECE_BYTES; unit = next.next()) {
+        piece.push(unit.value);
+        bytes += unit.value.length;
+      }
       await this.#writePiece(piece);
       // The next piece is sized from this one's time (its rows built and written): spans vary from a few hundred
       // bytes to many KB.
@@ -189,6 +192,12 @@ const FIRST_PIECE_PER_MS = 4;
 /** Longest a piece of invocations' traces waits for no request to be in flight. */
 const QUIET_WAIT_MS = 2;
 const MAX_PIECE = 500;
+/**
+ * Most COPY data a piece holds, about. A COPY that needs more than 8 new pages of the spans' table at once extends the
+ * file with fallocate, which the in-memory database (tests) serves by copying the whole file into a larger array: at
+ * 55 KB a statement its spans cost 170-470 us each and more as the table grew, at 35 KB 42 us (55 on disk, either way).
+ */
+const MAX_PIECE_BYTES = 32 * 1024;
 
 /** The rows of blocks added as rows, one by one. */
 function* blockRows(blocks: Buffer[]): Generator<Buffer> {
