@@ -182,9 +182,9 @@ const UNIQUE_VIOLATION = "23505";
  * 2 ms pieces the calls that met a batch took 4–10 ms, 1–3 pieces each: p99 +5–6 ms over the provider; with 0.5 ms
  * pieces +2.6–3.0 ms), and rows added as rows. A statement costs the embedded database 0.5–0.9 ms however small it
  * is (its parse, plan, COPY set-up and commit): in 2 ms pieces an evaluation's spans went about 9 a statement, and
- * that fixed cost was a quarter of the spans' time. In 8 ms pieces they go about 40 a statement, each piece still
- * shorter than the batch's own result writes (15–25 ms). Then a piece's first size, in traces or rows a millisecond,
- * and its largest.
+ * that fixed cost was a quarter of the spans' time. In 8 ms pieces of at most `MAX_PIECE_BYTES` they go about 24 a
+ * statement, each piece still shorter than the batch's own result writes (15–25 ms). Then a piece's first size, in
+ * traces or rows a millisecond, and its largest.
  */
 const INVOCATION_PIECE_MS = 0.5;
 const ROWS_PIECE_MS = 8;
@@ -193,9 +193,10 @@ const FIRST_PIECE_PER_MS = 4;
 const QUIET_WAIT_MS = 2;
 const MAX_PIECE = 500;
 /**
- * Most COPY data a piece holds, about. A COPY that needs more than 8 new pages of the spans' table at once extends the
- * file with fallocate, which the in-memory database (tests) serves by copying the whole file into a larger array: at
- * 55 KB a statement its spans cost 170-470 us each and more as the table grew, at 35 KB 42 us (55 on disk, either way).
+ * Most COPY data a piece holds, about. A COPY that needs more than 8 new pages of the spans' table at once extends
+ * the file with fallocate, which the in-memory database (tests) serves by copying the whole file into a larger array:
+ * at 55 KB a statement its spans cost 170–470 µs each and more as the table grew, at 35 KB 42 µs (45–50 µs on disk,
+ * either way).
  */
 const MAX_PIECE_BYTES = 32 * 1024;
 
