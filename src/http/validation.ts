@@ -85,13 +85,40 @@ function quote(segment: string): string {
   return JSON.stringify(segment).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** Bodies are not coerced; path and query strings are text and may be coerced to numbers/booleans. */
+/** Validators made but maybe not compiled yet, for `compileEveryValidator`. */
+const uncompiled = new Set<() => unknown>();
+
+/**
+ * Compiles every validator not compiled yet (what a server start used to do): a schema Ajv cannot compile throws
+ * here rather than at its route's first request. Returns how many it compiled.
+ */
+export function compileEveryValidator(): number {
+  const pending = [...uncompiled];
+  uncompiled.clear();
+  for (const compile of pending) compile();
+  return pending.length;
+}
+
+/**
+ * Bodies are not coerced; path and query strings are text and may be coerced to numbers/booleans. A route's
+ * validator is compiled on its first request, not as the server starts: compiling every route's schemas took
+ * more than a second of a start (about half its CPU), for routes a given server may never be asked.
+ */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === "body" ? bodies : parameters;
+  let validate: Validator | undefined;
   let thorough: ValidateFunction | undefined;
   const part = PART[httpPart ?? "body"] ?? httpPart ?? "body";
-  const validate = lenient(ajv.fast.compile(schema), () => (thorough ??= ajv.thorough.compile(schema)), part);
-  return validate as ReturnType<FastifySchemaCompiler<object>>;
+  const compiled = () =>
+    (validate ??= lenient(ajv.fast.compile(schema), () => (thorough ??= ajv.thorough.compile(schema)), part));
+  uncompiled.add(compiled);
+  const lazy: Validator = (data) => {
+    const run = validate ?? (uncompiled.delete(compiled), compiled());
+    const valid = run(data);
+    lazy.errors = run.errors;
+    return valid;
+  };
+  return lazy as ReturnType<FastifySchemaCompiler<object>>;
 };
 
 /** Ajv errors in the `{loc, msg, type}` form of the reference's HTTPValidationError. */

@@ -45,7 +45,8 @@ describe("the jobs queue", () => {
     const [a, b] = [newQueue(), newQueue()];
     const heard: string[] = [];
     const unlisten = await two.listen("tessera_jobs", (payload) => heard.push(payload));
-    expect(await enqueue(one, [{ queue: a, key: "k", payload: 1 }, { queue: b, payload: 2 }, { queue: a, payload: 3 }])).toBe(3);
+    const three = [{ queue: a, key: "k", payload: 1 }, { queue: b, payload: 2 }, { queue: a, payload: 3 }];
+    expect(await enqueue(one, three)).toBe(3);
     expect(await enqueue(one, [{ queue: a, key: "k", payload: 4 }])).toBe(0);
     await enqueue(one, [{ queue: b, payload: 5 }]);
     for (let i = 0; i < 50 && heard.filter((q) => q === b).length < 2; i++) await sleep(20);

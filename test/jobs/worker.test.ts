@@ -153,7 +153,7 @@ describe("a job worker", () => {
     expect(attempts).toEqual([1, 1]);
   });
 
-  it("claims only from queues that may have work: another queue's jobs make it claim from none of the rest", async () => {
+  it("claims only from queues that may have work: another queue's jobs leave the rest unclaimed", async () => {
     const [busy, quiet, later] = [newQueue(), newQueue(), newQueue()];
     const claimed: string[] = [];
     // The worker's own database, counting its claims by queue (the claim is the one statement with this CTE).
