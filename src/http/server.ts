@@ -23,6 +23,7 @@ import { requestLogger } from "./request-logger.ts";
 import { requestsInFlight } from "./requests-in-flight.ts";
 import { projectRoutes } from "./routes.ts";
 import { servicesRoutes } from "./services-routes.ts";
+import { lazySerializers } from "./serialization.ts";
 import { validatorCompiler } from "./validation.ts";
 
 export interface ServerOptions {
@@ -57,6 +58,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
     frameworkErrors,
+    // Response serializers are compiled at a route's first answer (serialization.ts), validators likewise.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     ...connectionOptions(ctx.config),
   });
   applyServerLimits(app.server, ctx.config);
