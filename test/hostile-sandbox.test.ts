@@ -133,7 +133,7 @@ describe("the sandbox pool", () => {
 
   // (A process already at the lowest priority has no lower one to give its threads.)
   const niceable = process.platform === "linux" && getPriority() < 19;
-  it.runIf(niceable)("runs projects' code at the lowest priority (nice 19)", async () => {
+  it.runIf(niceable)("runs projects' code at the lowest priority (nice 19), and only projects' code", async () => {
     // The nice value of each of this process's threads (field 19 of /proc/self/task/<tid>/stat).
     const niceValues = () => readdirSync("/proc/self/task").map((tid) => {
       const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
@@ -144,7 +144,8 @@ describe("the sandbox pool", () => {
     const entries = [{ entry: "run", args: [] }];
     const ran = await pool.run("p", "function run() { return 1; }", entries, DEFAULT_SANDBOX_LIMITS);
     expect(ran).toEqual({ entry: "run", value: 1 });
-    expect(niceValues()).toContain(19);
+    // The sandbox thread alone: not the threads libuv starts for every thread's file reads when first asked.
+    expect(niceValues().filter((nice) => nice === 19)).toHaveLength(1);
     await pool.close();
   });
 

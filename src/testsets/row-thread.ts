@@ -27,7 +27,7 @@ const HANDOVER_CHARS = 256 * 1024;
 /** Hand-overs the identifying job may be behind before the parsing job waits: what bounds its queue's memory. */
 const AHEAD = 4;
 
-lowerThreadPriority(NICER);
+void lowerThreadPriority(NICER);
 const post = (message: FromRowThread, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 const fail = (job: number, error: unknown) => {
   const http = error instanceof HttpError ? error : null;

@@ -11,8 +11,7 @@ import type { SandboxJob, SandboxReply } from "./sandbox-messages.ts";
  * A project's code runs at the lowest priority, below the thread that answers every project's requests: a flood
  * of runaway scripts takes only the CPU that thread leaves (the time limit counts the run's own CPU time).
  */
-lowerThreadPriority(19);
-const prepared = prepareSandbox();
+const prepared = Promise.all([lowerThreadPriority(19), prepareSandbox()]);
 
 parentPort!.on("message", async (job: SandboxJob) => {
   let reply: SandboxReply;
