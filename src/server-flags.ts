@@ -14,7 +14,10 @@
  * size set from the machine's memory (over 100 MB a half on 24 GiB); each minor collection then copies more and
  * promotes more. Under cached retrieves a PostgreSQL-backed server grew it so, and spent 23-25 µs of CPU a request
  * against 16.7-18.5 µs capped (the same loads in alternating order), holding 509 MB against 196 MB. Capped, the
- * evaluation and upload lines ran at the same speed with 100-140 MB less peak RSS.
+ * evaluation and upload lines ran at the same speed with 100-140 MB less peak RSS. The flag sizes every thread's young
+ * generation (V8 reads it over a Worker's `resourceLimits.maxYoungGenerationSizeMb`, which it then ignores): an OTLP
+ * thread's work, which keeps a whole export request's spans alive while it reads them, cost 22-31 µs of CPU a span at
+ * 16 MB against 18-21 µs at 64 MB (bench/span-work.ts, alternating runs).
  */
 export const SERVER_NODE_FLAGS = ["--no-memory-reducer", "--expose-gc", "--max-semi-space-size=16"];
 

@@ -70,8 +70,9 @@ export class CellInvoker {
 
   #start(): Worker {
     // The thread reads provider settings (OPENAI_BASE_URL, keys) from the environment, as the main thread does.
-    // A young generation of 8 MB (V8 sizes it by the machine otherwise): the thread's garbage is short-lived, and its
-    // heap stayed at about 115 MB instead of 200 MB in a 100,000-testcase run, at the same speed.
+    // A young generation of 8 MB: the thread's garbage is short-lived, and its heap stayed at about 115 MB instead of
+    // 200 MB in a 100,000-testcase run, at the same speed. A server's --max-semi-space-size (server-flags.ts) sizes
+    // every thread's instead (V8 reads the flag over this limit); processes without it (the tests) keep this one.
     const thread = new Worker(THREAD_URL, { env: SHARE_ENV, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     thread.unref();
     this.#thread = thread;
