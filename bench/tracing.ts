@@ -6,12 +6,8 @@ import { fileURLToPath } from "node:url";
 import { pipeline } from "node:stream/promises";
 import { promisify } from "node:util";
 import { from as copyFrom } from "pg-copy-streams";
-import { BINARY_HEADER, BINARY_TRAILER, BinaryRows } from "../src/db/copy-binary.ts";
-import { normalizeSpan } from "../src/tracing/otlp/normalize.ts";
-import { otlpSpans } from "../src/tracing/otlp/otlp-spans.ts";
-import { decodeExportRequest } from "../src/tracing/otlp/protobuf.ts";
-import { rollUp } from "../src/tracing/rollup.ts";
-import { writeSpan } from "../src/tracing/spans.ts";
+import { BINARY_HEADER, BINARY_TRAILER } from "../src/db/copy-binary.ts";
+import { exportSpanChunks } from "../src/tracing/otlp/export-spans.ts";
 import { attributes, exportRequest, type TestSpan } from "../test/tracing/otlp-support.ts";
 import type { Api } from "./api.ts";
 import { withClient } from "./copy-baseline.ts";
@@ -106,12 +102,13 @@ async function ingest(api: Api, requests: Buffer[]): Promise<{ ms: number; bytes
 
 const SCOPE = { projectId: "00000000-0000-7000-8000-000000000000", userId: null };
 
-/** The very rows the server stores for one request's spans (its own normaliser and row writer), as binary COPY. */
+/**
+ * The very rows the server stores for one request's spans (what its OTLP threads do: decoding, normalising, rolling
+ * up, writing), as binary COPY tuples without the header and trailer.
+ */
 export function spanRows(request: Buffer): Buffer {
-  const { spans } = otlpSpans(decodeExportRequest(request), "bytes");
-  const rows = new BinaryRows();
-  for (const span of rollUp(spans.map(normalizeSpan))) writeSpan(rows, SCOPE, span);
-  return rows.take();
+  const { chunks } = exportSpanChunks(request, true, Number.POSITIVE_INFINITY, SCOPE, Number.POSITIVE_INFINITY);
+  return Buffer.concat(chunks.map((chunk) => chunk.subarray(BINARY_HEADER.length, -BINARY_TRAILER.length)));
 }
 
 /** The rows of every request, as one binary COPY's data in a file. */

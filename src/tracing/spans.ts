@@ -55,26 +55,49 @@ export async function storeSpans(db: Database, scope: Scope, spans: Span[]): Pro
 let chunkRows: BinaryRows | null = null;
 
 /**
- * The spans in the caller's project as the data of `SPANS_COPY`s of about `copyBytes` (the database's load size) or
- * `MAX_CHUNK_SPANS` spans each, one span per id (the last of two same ids wins), for `storeSpanChunks`.
+ * Spans in the caller's project as the data of `SPANS_COPY`s of about `copyBytes` (the database's load size) or
+ * `MAX_CHUNK_SPANS` spans each, for `storeSpanChunks`, written as they are added: one span per id within what one
+ * `add` is given (the last of two same ids wins), so that spans of one trace go in one `add`. Written into one
+ * buffer, kept between batches (it grows to the largest chunk), then copied out a chunk at a time.
  */
-export function spanChunks(scope: Scope, spans: Span[], copyBytes = DEFAULT_CHUNK_BYTES): Buffer[] {
-  const unique = new Map<string, Span>();
-  for (const span of spans) unique.set(`${span.trace_id}/${span.span_id}`, span);
-  // Written into one buffer, kept between calls (it grows to the largest chunk), then copied out a chunk at a time.
-  const rows = (chunkRows ??= new BinaryRows());
-  rows.rewind(0);
-  const chunks: Buffer[] = [];
-  let count = 0;
-  for (const span of unique.values()) {
-    writeSpan(rows, scope, span);
-    if (rows.length >= copyBytes || ++count >= MAX_CHUNK_SPANS) {
-      chunks.push(rows.takeCopy());
-      count = 0;
+export class SpanChunks {
+  readonly #scope: Scope;
+  readonly #copyBytes: number;
+  readonly #rows = (chunkRows ??= new BinaryRows());
+  readonly chunks: Buffer[] = [];
+  #count = 0;
+
+  constructor(scope: Scope, copyBytes = DEFAULT_CHUNK_BYTES) {
+    this.#scope = scope;
+    this.#copyBytes = copyBytes;
+    this.#rows.rewind(0);
+  }
+
+  add(spans: Span[]): void {
+    const unique = new Map<string, Span>();
+    for (const span of spans) unique.set(`${span.trace_id}/${span.span_id}`, span);
+    for (const span of unique.values()) {
+      writeSpan(this.#rows, this.#scope, span);
+      if (this.#rows.length >= this.#copyBytes || ++this.#count >= MAX_CHUNK_SPANS) {
+        this.chunks.push(this.#rows.takeCopy());
+        this.#count = 0;
+      }
     }
   }
-  if (rows.length > 0) chunks.push(rows.takeCopy());
-  return chunks;
+
+  /** The chunks, the last one closed. */
+  done(): Buffer[] {
+    if (this.#rows.length > 0) this.chunks.push(this.#rows.takeCopy());
+    this.#count = 0;
+    return this.chunks;
+  }
+}
+
+/** `spans` as `SpanChunks` writes them, the last of two same ids winning. */
+export function spanChunks(scope: Scope, spans: Span[], copyBytes = DEFAULT_CHUNK_BYTES): Buffer[] {
+  const chunks = new SpanChunks(scope, copyBytes);
+  chunks.add(spans);
+  return chunks.done();
 }
 
 /** Stores chunks of `spanChunks`, each in a transaction of its own. */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { binaryTuples } from "../../src/db/copy-binary.ts";
+import { binaryTuples, tupleField } from "../../src/db/copy-binary.ts";
 import { ExportPool } from "../../src/tracing/otlp/export-pool.ts";
 import { attributes, exportRequest, nanos, randomHex } from "./otlp-support.ts";
 
@@ -33,5 +33,33 @@ describe("an OTLP thread's request body", () => {
     const { chunks } = await pool.read(body, true, 1 << 20, scope, undefined);
     expect(rows(chunks)).toHaveLength(1);
     expect(body.equals(bytes)).toBe(true);
+  });
+});
+
+describe("an OTLP thread's reading of a request", () => {
+  // Columns of SPANS_COPY (src/tracing/spans.ts): span_name 7, attributes 15 (jsonb: a version byte, then text).
+  const name = (tuple: Buffer) => tupleField(tuple, 7)!.toString("utf8");
+  const promptTokens = (tuple: Buffer) =>
+    JSON.parse(tupleField(tuple, 15)!.subarray(1).toString("utf8")).ag.metrics.tokens.cumulative?.prompt;
+  const tokens = (prompt: number) => attributes({ "ag.metrics.unit.tokens.prompt": prompt });
+
+  it("rolls each trace up whole when its spans come interleaved, the last of one id winning", async () => {
+    const [a, b] = [randomHex(16), randomHex(16)];
+    const [rootA, childA, rootB] = [randomHex(8), randomHex(8), randomHex(8)];
+    const span = (traceId: string, spanId: string, parentSpanId: string | undefined, label: string, prompt: number) =>
+      ({ traceId, spanId, parentSpanId, name: label, start: nanos(), end: nanos(5), attributes: tokens(prompt) });
+    const body = exportRequest([
+      span(a, rootA, undefined, "a-root", 1),
+      span(b, rootB, undefined, "b-root", 1000),
+      span(a, childA, rootA, "a-child-first", 10),
+      span(b, randomHex(8), rootB, "b-child", 2000),
+      span(a, childA, rootA, "a-child-again", 20),
+    ]);
+    const { chunks, rejected } = await pool.read(body, true, 1 << 20, scope, undefined);
+    expect(rejected).toBe(0);
+    const byName = new Map(rows(chunks).map((tuple) => [name(tuple), tuple]));
+    expect([...byName.keys()].sort()).toEqual(["a-child-again", "a-root", "b-child", "b-root"]);
+    expect(promptTokens(byName.get("a-root")!)).toBe(21);
+    expect(promptTokens(byName.get("b-root")!)).toBe(3000);
   });
 });

@@ -1,9 +1,7 @@
 import { parentPort } from "node:worker_threads";
 import { HttpError } from "../../errors.ts";
-import { rollUp } from "../rollup.ts";
-import { spanChunks } from "../spans.ts";
 import type { FromExportThread, ToExportThread } from "./export-messages.ts";
-import { exportSpans } from "./export-spans.ts";
+import { exportSpanChunks } from "./export-spans.ts";
 
 /*
  * An OTLP thread: decodes and normalises export requests, rolls their spans up and writes their COPY data, off the
@@ -15,9 +13,8 @@ const post = (message: FromExportThread, transfer: ArrayBuffer[] = []) => port.p
 
 port.on("message", ({ job, body, protobuf, maxInflated, scope, copyBytes }: ToExportThread) => {
   try {
-    const { spans, rejected } = exportSpans(Buffer.from(body.buffer, body.byteOffset, body.byteLength), protobuf,
-      maxInflated);
-    const chunks = spanChunks(scope, rollUp(spans), copyBytes);
+    const read = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const { chunks, rejected } = exportSpanChunks(read, protobuf, maxInflated, scope, copyBytes);
     post({ type: "read", job, chunks, rejected }, chunks.map((c) => c.buffer as ArrayBuffer));
   } catch (error) {
     const http = error instanceof HttpError ? error : null;
