@@ -8,7 +8,9 @@ const config = loadConfig();
 const workers = workerCount(config);
 
 if (cluster.isPrimary && workers > 1 && !config.databaseUrl) {
-  process.stderr.write("TESSERA_WORKERS > 1 needs DATABASE_URL: the embedded database serves one process. Starting one.\n");
+  process.stderr.write(
+    "TESSERA_WORKERS > 1 needs DATABASE_URL: the embedded database serves one process. Starting one.\n",
+  );
 }
 
 try {
