@@ -3,6 +3,7 @@ import addFormatsModule from "ajv-formats";
 import type { FastifySchemaCompiler } from "fastify";
 import type { ValidationIssue } from "../errors.ts";
 import { FORBID_EXTRAS } from "../schema-parts.ts";
+import { FirstUse } from "./first-use.ts";
 import { noteIgnored } from "./ignored-fields.ts";
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
@@ -85,40 +86,28 @@ function quote(segment: string): string {
   return JSON.stringify(segment).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** Validators made but maybe not compiled yet, for `compileEveryValidator`. */
-const uncompiled = new Set<() => unknown>();
+const validators = new FirstUse();
 
-/**
- * Compiles every validator not compiled yet (what a server start used to do): a schema Ajv cannot compile throws
- * here rather than at its route's first request. Returns how many it compiled.
- */
-export function compileEveryValidator(): number {
-  const pending = [...uncompiled];
-  uncompiled.clear();
-  for (const compile of pending) compile();
-  return pending.length;
-}
+/** Compiles every route's validator not compiled yet: a schema Ajv cannot compile throws here. Returns how many. */
+export const compileEveryValidator = () => validators.compileEvery();
 
 /**
  * Bodies are not coerced; path and query strings are text and may be coerced to numbers/booleans. A route's
- * validator is compiled on its first request, not as the server starts: compiling every route's schemas took
- * more than a second of a start (about half its CPU), for routes a given server may never be asked.
+ * validator is compiled at its first request (first-use.ts).
  */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const ajv = httpPart === "body" ? bodies : parameters;
-  let validate: Validator | undefined;
   let thorough: ValidateFunction | undefined;
   const part = PART[httpPart ?? "body"] ?? httpPart ?? "body";
-  const compiled = () =>
-    (validate ??= lenient(ajv.fast.compile(schema), () => (thorough ??= ajv.thorough.compile(schema)), part));
-  uncompiled.add(compiled);
-  const lazy: Validator = (data) => {
-    const run = validate ?? (uncompiled.delete(compiled), compiled());
+  const compiled = validators.defer(() =>
+    lenient(ajv.fast.compile(schema), () => (thorough ??= ajv.thorough.compile(schema)), part));
+  const validate: Validator = (data) => {
+    const run = compiled();
     const valid = run(data);
-    lazy.errors = run.errors;
+    validate.errors = run.errors;
     return valid;
   };
-  return lazy as ReturnType<FastifySchemaCompiler<object>>;
+  return validate as ReturnType<FastifySchemaCompiler<object>>;
 };
 
 /** Ajv errors in the `{loc, msg, type}` form of the reference's HTTPValidationError. */
