@@ -128,7 +128,7 @@ async function copyFile(work: string, requests: Buffer[], label: string): Promis
 const PLAIN = `(project_id uuid, trace_id uuid, span_id uuid, parent_id uuid, trace_type text, span_type text,
   span_kind text, span_name text, start_time timestamptz, end_time timestamptz, status_code text, status_message text,
   session_id text, user_id text, agent_id text, attributes jsonb, "references" jsonb, links jsonb, events jsonb,
-  created_by_id uuid)`;
+  created_by_id uuid, labels jsonb)`;
 
 /** PostgreSQL's COPY of the file into a plain table (no key, no index): the floor under span ingestion. */
 async function copyBaseline(databaseUrl: string, file: string): Promise<{ rows: number; ms: number }> {

@@ -10,11 +10,12 @@ import { BinaryRows } from "../db/copy-binary.ts";
 import { copyUnlessConflict, type Database, type Queryable } from "../db/database.ts";
 import { fromJsonb, jsonbText } from "../db/jsonb-text.ts";
 import type { Span } from "./span.ts";
+import { spanLabels } from "./span-labels.ts";
 
 const COLUMNS = [
   "project_id", "trace_id", "span_id", "parent_id", "trace_type", "span_type", "span_kind", "span_name",
   "start_time", "end_time", "status_code", "status_message", "session_id", "user_id", "agent_id", "attributes",
-  '"references"', "links", "events", "created_by_id",
+  '"references"', "links", "events", "created_by_id", "labels",
 ];
 const LIST = COLUMNS.join(", ");
 /** The COPY statement `writeSpan` writes rows for. */
@@ -25,7 +26,7 @@ const MAX_CHUNK_SPANS = 5000;
 const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** The columns a read selects: times as text with their microseconds, in UTC. */
-export const SPAN_SELECT = COLUMNS.slice(1)
+export const SPAN_SELECT = COLUMNS.slice(1, -1)
   .map((c) => (c === "start_time" || c === "end_time" ? `${time(c)} AS ${c}` : c))
   .concat(`${time("created_at")} AS created_at`)
   .join(", ");
@@ -44,7 +45,7 @@ export function writeSpan(rows: BinaryRows, scope: Scope, s: Span): void {
     .timestamptz(s.start_time).timestamptz(s.end_time).text(s.status_code).text(text(s.status_message))
     .text(text(s.session_id)).text(text(s.user_id)).text(text(s.agent_id))
     .jsonb(jsonbText(s.attributes)).jsonb(jsonbText(s.references)).jsonb(jsonbText(s.links))
-    .jsonb(jsonbText(s.events)).uuid(scope.userId ?? null);
+    .jsonb(jsonbText(s.events)).uuid(scope.userId ?? null).jsonb(jsonbText(spanLabels(s.attributes)));
 }
 
 /** Stores the spans in the caller's project; resolves once they are committed. The last of two same ids wins. */

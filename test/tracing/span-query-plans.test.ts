@@ -20,12 +20,13 @@ async function planOf(query: SpanQuery, settings: string[], spans = 0): Promise<
     if (spans > 0) {
       await tx.query(
         `INSERT INTO spans (project_id, trace_id, span_id, trace_type, span_type, span_kind, span_name, start_time,
-           end_time, status_code, attributes)
+           end_time, status_code, attributes, labels)
          SELECT $1::uuid, gen_random_uuid(), gen_random_uuid(), 'invocation', 'workflow', 'SPAN_KIND_SERVER', 'root',
            '2026-01-01T00:00:00Z'::timestamptz + n * interval '1 second', '2026-01-01T00:00:00Z'::timestamptz
-             + n * interval '1 second', 'STATUS_CODE_OK',
+             + n * interval '1 second', 'STATUS_CODE_OK', labels, labels
+         FROM generate_series(1, $2::int) n,
            jsonb_build_object('ag', jsonb_build_object('meta', jsonb_build_object('customer', 'c-' || n % 1000)))
-         FROM generate_series(1, $2::int) n`,
+             AS labels`,
         [p.id, spans],
       );
       await tx.query("ANALYZE spans");
@@ -47,19 +48,23 @@ async function planOf(query: SpanQuery, settings: string[], spans = 0): Promise<
 const day = { oldest: "2026-01-01T00:00:00Z", newest: "2026-01-02T00:00:00Z", limit: 100 };
 
 describe("span query plans", () => {
-  it("finds an attribute equality through the attributes index", async () => {
-    const filtering = { conditions: [{ field: "attributes", key: "ag.meta.customer", operator: "is", value: "c-42" }] };
+  it("finds an attribute equality through the labels index, one on inputs or outputs without it", async () => {
+    const equal = (key: string) => ({ conditions: [{ field: "attributes", key, operator: "is", value: "c-42" }] });
     // Without plain index scans: a scan of the time index that stops at the page's limit is priced from statistics
     // that the other projects' spans in a shared database sway; what is checked is that this index serves the filter.
-    const plan = await planOf({ focus: "span", filtering, windowing: day }, ["enable_seqscan = off",
-      "enable_indexscan = off"], 5000);
-    expect(plan).toContain("Bitmap Index Scan on spans_attributes");
+    const settings = ["enable_seqscan = off", "enable_indexscan = off"];
+    const plan = await planOf({ focus: "span", filtering: equal("ag.meta.customer"), windowing: day }, settings, 5000);
+    expect(plan).toContain("Bitmap Index Scan on spans_labels");
+    const onInputs = { focus: "span" as const, filtering: equal("ag.data.inputs.customer"), windowing: day };
+    const inputs = await planOf(onInputs, settings);
+    expect(inputs).not.toContain("spans_labels");
+    expect(inputs).toContain("attributes @>");
   });
 
   it("reads the newest spans of a window in the time index's order, without sorting them", async () => {
     const plan = await planOf({ focus: "span", filtering: null, windowing: day }, ["enable_seqscan = off",
       "enable_bitmapscan = off", "enable_sort = off"], 5000);
-    expect(plan).toContain("Index Scan using spans_project_start_time");
+    expect(plan).toContain("Index Scan Backward using spans_project_start_time");
     // Ties of start time are put in order of span id (an incremental sort), never the whole window.
     expect(plan).not.toMatch(/(^|->\s+)Sort\b/m);
   });

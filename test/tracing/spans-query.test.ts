@@ -24,6 +24,7 @@ beforeAll(async () => {
         attributes: attributes({
           "ag.type.node": "workflow", "ag.data.outputs.score": i * 10,
           "ag.data.inputs.text": i === 2 ? "a needle here" : "hay",
+          "ag.meta.customer": `c-${i}`, "gen_ai.prompt": `${"a long prompt ".repeat(20)}${i}`,
           ...(i === 1 ? { "ag.refs.application.id": appId } : {}),
         }),
       },
@@ -69,6 +70,22 @@ describe("POST /tracing/spans/query", () => {
       ] }] },
     });
     expect(names(either)).toEqual([`${prefix}-chat-2`, `${prefix}-root-0`]);
+  });
+
+  it("finds an attribute equality in labels, data, metrics, references and long strings alike", async () => {
+    const equal = async (key: string, value: unknown) => names(await query({
+      focus: "span", filter: { conditions: [mine, { field: "attributes", key, operator: "is", value }] },
+    }));
+    expect(await equal("ag.meta.customer", "c-1")).toEqual([`${prefix}-root-1`]);
+    expect(await equal("ag.data.outputs.score", 20)).toEqual([`${prefix}-root-2`]);
+    expect(await equal("ag.references.application.id", appId)).toEqual([`${prefix}-root-1`]);
+    expect(await equal("ag.metrics.duration.cumulative", 1)).toEqual([0, 1, 2].map((i) => `${prefix}-root-${i}`));
+    expect(await equal("gen_ai.prompt", `${"a long prompt ".repeat(20)}0`)).toEqual([`${prefix}-root-0`]);
+    expect(await equal("ag", { meta: { customer: "c-2" } })).toEqual([`${prefix}-root-2`]);
+    const notCustomer = { field: "attributes", key: "ag.meta.customer", operator: "is_not", value: "c-1" };
+    const others = await query({ focus: "span", filter: { conditions: [mine, notCustomer] } });
+    const chats = [0, 1, 2].map((i) => `${prefix}-chat-${i}`);
+    expect(names(others)).toEqual([...chats, `${prefix}-root-0`, `${prefix}-root-2`]);
   });
 
   it("compares attribute strings, lists attribute values and matches nothing in another project", async () => {

@@ -7,6 +7,7 @@
 import { badRequest } from "../../errors.ts";
 import { isObject, SPAN_TYPES, TRACE_TYPES } from "../ag-attributes.ts";
 import { spanIdToUuid, traceIdToUuid } from "../span.ts";
+import { labelsHold } from "../span-labels.ts";
 import { timestampOf } from "./timestamps.ts";
 
 type Json = Record<string, unknown>;
@@ -208,8 +209,10 @@ function timeSql(field: string, operator: string, value: unknown, params: Params
 function attributeSql(key: string, operator: string, value: unknown, options: Json, params: Params): string {
   const parts = key.split(".");
   if (COMPARISON.includes(operator)) {
-    const nested = params.add(JSON.stringify(nest(parts, value)), "jsonb");
-    return operator === "is" ? `attributes @> ${nested}` : `NOT coalesce(attributes @> ${nested}, false)`;
+    const x = nest(parts, value) as Record<string, unknown>;
+    const nested = params.add(JSON.stringify(x), "jsonb");
+    if (operator === "is_not") return `NOT coalesce(attributes @> ${nested}, false)`;
+    return labelsHold(x) ? `labels @> ${nested}` : `attributes @> ${nested}`;
   }
   // Added only here: a parameter the statement does not use has no type, and PostgreSQL refuses it.
   const container = parts.length > 1 ? `attributes #> ${params.add(parts.slice(0, -1), "text[]")}` : "attributes";
