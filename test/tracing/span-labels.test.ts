@@ -98,7 +98,8 @@ describe("migration 036: spans stored before get their labels", () => {
       ]);
       const indexes = await db.query<{ indexdef: string }>(
         `SELECT indexdef FROM pg_indexes
-         WHERE tablename = 'spans' AND indexname IN ('spans_labels', 'spans_project_start_time')`);
+         WHERE schemaname = current_schema() AND tablename = 'spans'
+           AND indexname IN ('spans_labels', 'spans_project_start_time')`);
       expect(indexes.map((row) => row.indexdef.replace(/^.* USING /, "")).sort()).toEqual([
         "btree (project_id, start_time)", "gin (labels jsonb_path_ops)"]);
       const scope = { projectId: account.project.id, userId: null };
