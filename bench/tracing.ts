@@ -206,8 +206,9 @@ export async function tracingLines(
       `${SPANS_PER_TRACE * TRACES_PER_REQUEST} spans (${mb(sent.bytes)} in all, encoded before the clock ` +
       `starts), two in flight; server CPU ${cpu.toFixed(1)} s. Each answer came once its ` +
       `spans were committed. Baseline: \`COPY … FROM STDIN WITH (FORMAT binary)\` via pg-copy-streams of the ` +
-      `same rows (the server's own normaliser and binary COPY rows, ${mb(fileBytes)}) into a plain table of the ` +
-      `spans' columns with no key or index, on the local PostgreSQL, ${(base.ms / 1000).toFixed(1)} s.`,
+      `same rows (the server's own normaliser and binary COPY rows, their labels included, ${mb(fileBytes)}) into ` +
+      `a plain table of the spans' columns with no key or index, on the local PostgreSQL, ` +
+      `${(base.ms / 1000).toFixed(1)} s.`,
   }];
 
   const connections = 8;
