@@ -61,6 +61,14 @@ describe("span query plans", () => {
     expect(inputs).toContain("attributes @>");
   });
 
+  it("finds spans by their references through the references index", async () => {
+    const references = [{ slug: "capitals" }, { version: "3" }];
+    const filtering = { conditions: [{ field: "references", operator: "in", value: references }] };
+    const plan = await planOf({ focus: "span", filtering, windowing: day }, ["enable_seqscan = off",
+      "enable_indexscan = off"], 5000);
+    expect(plan).toContain("Bitmap Index Scan on spans_references");
+  });
+
   it("reads the newest spans of a window in the time index's order, without sorting them", async () => {
     const plan = await planOf({ focus: "span", filtering: null, windowing: day }, ["enable_seqscan = off",
       "enable_bitmapscan = off", "enable_sort = off"], 5000);

@@ -59,6 +59,12 @@ describe("POST /tracing/spans/query", () => {
       focus: "span", filter: { conditions: [{ field: "references", operator: "in", value: [{ id: appId }] }] },
     });
     expect(names(referenced)).toEqual([`${prefix}-root-1`]);
+    // Spans without references are not among them, so each of the others is among those that are not.
+    const isApp = { field: "references", operator: "in", value: [{ id: appId }] };
+    const unreferenced = [0, 1, 2].map((i) => `${prefix}-chat-${i}`).concat(`${prefix}-root-0`, `${prefix}-root-2`);
+    for (const not of [{ ...isApp, operator: "not_in" }, { operator: "not", conditions: [isApp] }]) {
+      expect(names(await query({ focus: "span", filter: { conditions: [mine, not] } }))).toEqual(unreferenced);
+    }
     const needle = { field: "content", operator: "contains", value: "needle" };
     const found = await query({ focus: "span", filter: { conditions: [mine, needle] } });
     expect(names(found)).toEqual([`${prefix}-root-2`]);

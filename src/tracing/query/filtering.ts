@@ -258,8 +258,10 @@ function listFieldSql(field: string, operator: string, value: unknown, params: P
     return partsOf(field, v);
   }).flat();
   const clauses = items.map((item) => `${column} @> ${params.add(JSON.stringify([item]), "jsonb")}`);
-  const any = clauses.length > 0 ? `(${clauses.join(" OR ")})` : "FALSE";
-  return operator === "in" ? `coalesce(${any}, false)` : `NOT coalesce(${any}, false)`;
+  // Never NULL, so that `not` of it holds for a span without any; written without coalesce(), which would hide the
+  // containments from the references' index (migration 037).
+  const any = clauses.length > 0 ? `(${column} IS NOT NULL AND (${clauses.join(" OR ")}))` : "FALSE";
+  return operator === "in" ? any : `NOT ${any}`;
 }
 
 /** What one listed value matches: a reference by id, slug or version; a link by its ids; an event by name. */
