@@ -9,6 +9,7 @@
  */
 
 import { isObject } from "./ag-attributes.ts";
+import { setOwn } from "./own-property.ts";
 
 /** Longest string a span's labels keep. */
 export const LABEL_CHARS = 128;
@@ -33,7 +34,7 @@ export function spanLabels(attributes: Record<string, unknown> | null): Record<s
 
 function keep(into: Record<string, unknown>, key: string, value: unknown) {
   const kept = labelled(value);
-  if (kept !== undefined) into[key] = kept;
+  if (kept !== undefined) setOwn(into, key, kept);
 }
 
 /** `value` without its long strings (undefined when it is one). Containers stay, even emptied. */

@@ -26,6 +26,8 @@ const attributes = [
     list: [1, "two", [3]],
   },
   { ag: { type: { trace: "invocation", span: "task" }, data: { inputs: { c: "c-1" } } }, empty: {} },
+  // A key a client may send that a plain assignment would take for the object's prototype.
+  JSON.parse('{"__proto__": {"polluted": "yes"}, "ag": {"meta": {"customer": "c-2"}}}'),
 ];
 const conditions = [
   { ag: { meta: { customer: "c-1" } } }, { ag: { meta: { tags: ["a"] } } }, { ag: { meta: { tags: [{}] } } },
@@ -33,6 +35,7 @@ const conditions = [
   { gen_ai: { system: "openai" } }, { gen_ai: { prompt: long } }, { ag: { meta: { note: long } } },
   { ag: { data: { inputs: { country: "France" } } } }, { ag: { metrics: { duration: { cumulative: 12 } } } },
   { list: ["two"] }, { list: [[3]] }, { empty: {} }, { ag: { meta: {} } }, { ag: "invocation" }, { nothing: 1 },
+  JSON.parse('{"__proto__": {"polluted": "yes"}}'),
 ];
 
 describe("span labels", () => {

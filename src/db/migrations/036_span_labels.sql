@@ -5,8 +5,8 @@
 -- embedded database's work to load a span. It is now found through `labels` (src/tracing/span-labels.ts): the
 -- attributes without `ag.data`, `ag.metrics`, `ag.references` (the `references` column has them, indexed) and
 -- strings over 128 characters, written with the span. An equality on anything else is answered from the attributes,
--- without an index. Spans stored before keep their long strings in
--- their labels: a containment that holds in the attributes still holds in them.
+-- without an index. Spans stored before keep their long strings in their labels: a containment that holds in the
+-- attributes still holds in them.
 ALTER TABLE spans ADD COLUMN labels jsonb;
 UPDATE spans SET labels = CASE WHEN jsonb_typeof(attributes -> 'ag') = 'object'
   THEN attributes #- '{ag,data}' #- '{ag,metrics}' #- '{ag,references}' ELSE attributes END;
