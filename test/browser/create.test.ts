@@ -62,7 +62,9 @@ describe("console: a new user creates testsets, applications and evaluators", ()
 
   it("follows the server storing the rows once the bytes are sent, rows stored out of the file's", async () => {
     const file = join(dir, "numbers.csv");
-    const lines = Array.from({ length: 30_000 }, (_, i) => `${i},${i * i},square of ${i}`);
+    // Enough rows that storing them outlasts the browser's progress events (at most one each 50 ms): with 30,000 the
+    // server could store them all between two events, and the bar went from the bytes to the commit.
+    const lines = Array.from({ length: 100_000 }, (_, i) => `${i},${i * i},square of ${i}`);
     writeFileSync(file, `n,square,text\n${lines.join("\n")}\n`);
     const { page } = browser;
     await signIn(page, server, "/testsets/new");
@@ -76,14 +78,14 @@ describe("console: a new user creates testsets, applications and evaluators", ()
         if (status) (window as any).recordStatus(status.textContent ?? "");
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     });
-    await page.getByText(/^Storing rows: [\d,]+ of 30,000$/).waitFor();
+    await page.getByText(/^Storing rows: [\d,]+ of 100,000$/).waitFor();
     // After the bytes, the bar counts the rows the server has stored.
     const value = Number(await page.getByRole("progressbar", { name: "Upload progress" }).getAttribute("value"));
     expect(value).toBeGreaterThanOrEqual(0);
     expect(value).toBeLessThanOrEqual(100);
     await page.waitForURL(/\/rows/, { timeout: 60_000 });
-    await page.getByTestId("row-count").filter({ hasText: "30,000" }).waitFor();
-    const stored = shown.map((text) => /Storing rows: ([\d,]+) of 30,000$/.exec(text)?.[1]).filter(Boolean);
+    await page.getByTestId("row-count").filter({ hasText: "100,000" }).waitFor();
+    const stored = shown.map((text) => /Storing rows: ([\d,]+) of 100,000$/.exec(text)?.[1]).filter(Boolean);
     expect(stored.length, shown.join(" | ")).toBeGreaterThan(0);
     expect(shown.some((text) => text.includes("committing the revision")), shown.join(" | ")).toBe(true);
   });
