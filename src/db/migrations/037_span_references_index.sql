@@ -1,4 +1,4 @@
--- The references' GIN indexed every span, a placeholder entry for each span without references (most spans: only a
+-- The references' GIN indexed every span: an entry for the NULL of each span without references (most spans: only a
 -- root span carries them). It now holds only the spans that have some, which is all a `references` condition asks
 -- for (src/tracing/query/filtering.ts writes it as `"references" IS NOT NULL AND (… @> …)`, which this index serves;
 -- the coalesce() it was wrapped in before kept every plan from using the index at all). Loading line 10's spans into
